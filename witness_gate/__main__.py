@@ -1,0 +1,7 @@
+"""Entry point: `python -m witness_gate`."""
+
+import sys
+
+from witness_gate.cli import main
+
+sys.exit(main())

@@ -1,0 +1,165 @@
+"""One attempt (SPEC §2 steps 4-8): first run, shrink, replay and sign, with the evaluator injected."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from witness_gate.budget import Contract, Observation, RunnerClass
+from witness_gate.canonical import witness_hash
+from witness_gate.runner import Evaluation
+from witness_gate.shrink import ShrinkResult, shrink
+
+Evaluate = Callable[[Any], Evaluation]
+# progress(phase, done, total): phases "run", "shrink", "replay", "replay-unshrunk"
+Progress = Callable[[str, int, int], None]
+
+
+def _quiet(_phase: str, _done: int, _total: int) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class Policy:
+    runs: int = 5
+    min_reruns: int = 3
+    max_steps: int = 32
+    max_evals: int = 2000
+    timeout_seconds: float = 60
+
+    @classmethod
+    def from_config(cls, config: Any, runs: int | None = None) -> "Policy":
+        return cls(
+            runs=runs if runs is not None else config.runs,
+            min_reruns=config.min_reruns,
+            max_steps=config.max_steps,
+            max_evals=config.max_evals,
+            timeout_seconds=config.timeout_seconds,
+        )
+
+
+@dataclass(frozen=True)
+class Binding:
+    """The identifiers bound before the first run (step 1)."""
+
+    patch_digest: str
+    property_id: str
+    assertion_id: str
+    contract: Contract | None
+    fixture_digest: str  # of the pinned fixture file
+    seed: str
+
+    def missing(self) -> list[str]:
+        """`missing:<field>` for every identifier that is empty, contract included."""
+        reasons = [
+            f"missing:{name}"
+            for name in ("patch_digest", "property_id", "fixture_digest", "seed")
+            if not getattr(self, name)
+        ]
+        if self.contract is None or not self.contract.complete():
+            reasons.append("missing:contract")
+        return reasons
+
+
+@dataclass
+class Evidence:
+    """Everything one attempt observed; the verdict is computed from this alone."""
+
+    pinned_hash: str  # witness hash of the pinned payload
+    first: list[Evaluation] = field(default_factory=list)  # first run and the sample plan
+    target_reason: str | None = None  # the first failure's reason
+    shrink: ShrinkResult | None = None
+    witness: Any = None
+    witness_hash: str = ""
+    replays: list[Evaluation] = field(default_factory=list)  # the witness series
+    unshrunk_replays: list[Evaluation] = field(default_factory=list)
+
+    @property
+    def failed_once(self) -> bool:
+        return self.target_reason is not None
+
+    @property
+    def transport(self) -> list[str]:
+        rows = self.first + self.replays + self.unshrunk_replays
+        return sorted({f"transport:{row.reason}" for row in rows if row.outcome == "transport"})
+
+    @property
+    def series(self) -> list[Evaluation]:
+        """The rows the tables read: the witness replays, or the sample plan of a pass."""
+        return self.replays if self.failed_once else self.first
+
+
+def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Progress = _quiet) -> Evidence:
+    """Steps 4-7: first run and sample plan, shrink on failure, replay the witness."""
+    evidence = Evidence(pinned_hash=witness_hash(payload))
+    for i in range(policy.runs):
+        row = evaluate(payload)
+        evidence.first.append(row)
+        progress("run", i + 1, policy.runs)
+        if row.outcome != "pass":
+            break
+    last = evidence.first[-1]
+    if last.outcome == "transport":
+        return evidence
+    if last.outcome == "pass":
+        return evidence
+    evidence.target_reason = last.reason
+    evidence.shrink = _shrink(payload, last, evaluate, policy, progress)
+    evidence.witness = evidence.shrink.witness
+    evidence.witness_hash = witness_hash(evidence.witness)
+    evidence.replays = _replay(evidence.witness, evaluate, policy.runs, "replay", progress)
+    if not any(row.outcome == "fail" for row in evidence.replays):
+        # shrinking can distort timing bugs: the wide input gets its own series
+        evidence.unshrunk_replays = _replay(payload, evaluate, policy.runs, "replay-unshrunk", progress)
+    return evidence
+
+
+def _shrink(payload: Any, first_failure: Evaluation, evaluate: Evaluate, policy: Policy,
+            progress: Progress) -> ShrinkResult:
+    calls = 0
+
+    def reason_of(candidate: Any) -> str | None:
+        nonlocal calls
+        if calls == 0 and candidate is payload:
+            calls += 1
+            return first_failure.reason  # the start already failed; do not run it twice
+        calls += 1
+        progress("shrink", calls, policy.max_evals)
+        return evaluate(candidate).failure_reason
+
+    return shrink(payload, reason_of, target_reason=first_failure.reason,
+                  max_steps=policy.max_steps, max_evals=policy.max_evals)
+
+
+def _replay(payload: Any, evaluate: Evaluate, runs: int, phase: str, progress: Progress) -> list[Evaluation]:
+    rows = []
+    for i in range(runs):
+        rows.append(evaluate(payload))
+        progress(phase, i + 1, runs)
+    return rows
+
+
+def sign(rows: list[Evaluation]) -> list[str | None]:
+    """Article 004 signatures for a replay series (SPEC §2 step 8)."""
+    failures = [row.reason for row in rows if row.outcome == "fail"]
+    every_row_one_reason = len(failures) == len(rows) and len(set(failures)) == 1
+    signatures: list[str | None] = []
+    for row in rows:
+        if row.outcome == "transport":
+            signatures.append(f"transport:{row.reason}")
+        elif row.outcome == "pass":
+            signatures.append(None)
+        elif every_row_one_reason:
+            signatures.append(f"invariant:{row.reason}")
+        else:
+            signatures.append(f"flake:{row.reason}")
+    return signatures
+
+
+def observations(rows: list[Evaluation], fixture: str, contract_digest: str) -> list[Observation]:
+    return [
+        Observation(RunnerClass.EVIDENCE, fixture, contract_digest, signature,
+                    transport_fault=row.outcome == "transport")
+        for row, signature in zip(rows, sign(rows))
+    ]

@@ -1,0 +1,291 @@
+"""`.witness.yml`: one table of fields, parsed with line numbers so every error names file:line:key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+CONFIG_NAME = ".witness.yml"
+LABELS = (
+    "pass", "skipped", "frozen", "regression", "mixed_edit", "invalid_config",
+    "flake", "oracle_defect", "not_reproduced", "hold",
+)
+CONCLUSIONS = ("success", "neutral", "skipped", "failure", "action_required")
+
+
+class ConfigError(ValueError):
+    """One or more problems in a `.witness.yml`, each naming file, line and key."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+@dataclass(frozen=True)
+class Config:
+    impl: tuple[str, ...] = ("src/",)
+    oracle: tuple[str, ...] = ("tests/properties/", "tests/fixtures/")
+    generated: tuple[str, ...] = ()
+    properties_dir: str = "tests/properties"
+    command: tuple[str, ...] | None = None
+    fixtures: dict[str, str] = field(default_factory=dict)
+    seed: str = "0"
+    generator_version: int = 1
+    contracts: dict[str, dict[str, str]] = field(default_factory=dict)
+    runs: int = 5
+    min_reruns: int = 3
+    max_steps: int = 32
+    max_evals: int = 2000
+    timeout_seconds: float = 60
+    expires_in_hours: float | None = None
+    max_hours: float = 168
+    conclusions: dict[str, str] = field(default_factory=dict)
+    source: str = "(embedded defaults)"
+
+    @property
+    def oracle_patterns(self) -> tuple[str, ...]:
+        """Generated stubs and the config itself count as oracle paths."""
+        return self.oracle + self.generated + (CONFIG_NAME,)
+
+    def fixture_for(self, assertion_id: str) -> str:
+        """The fixture path for an assertion: its own entry, then "*", then the convention."""
+        if assertion_id in self.fixtures:
+            return self.fixtures[assertion_id]
+        if "*" in self.fixtures:
+            return self.fixtures["*"]
+        return f"tests/fixtures/{assertion_id}.json"
+
+
+# -- value checks: each returns the converted value or raises _Bad(what was expected) -------
+class _Bad(Exception):
+    pass
+
+
+def _int(lo: int) -> Callable[[Any], int]:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise _Bad(f"an integer >= {lo}")
+        return v
+    return check
+
+
+def _number(positive: bool = True) -> Callable[[Any], float]:
+    def check(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (positive and v <= 0):
+            raise _Bad("a number > 0")
+        return v
+    return check
+
+
+def _optional(inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def check(v: Any) -> Any:
+        return None if v is None else inner(v)
+    return check
+
+
+def _text(v: Any) -> str:
+    # a seed written as 17 is the string "17": seeds are strings everywhere else
+    if isinstance(v, bool) or not isinstance(v, (str, int)) or str(v).strip() == "":
+        raise _Bad("a non-empty string")
+    return str(v)
+
+
+def _relpath(v: Any) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise _Bad("a non-empty repository path")
+    if v.startswith("/") or ".." in v.split("/"):
+        raise _Bad("a path inside the repository (no leading '/', no '..')")
+    return v
+
+
+def _patterns(v: Any) -> tuple[str, ...]:
+    if not isinstance(v, list) or not all(isinstance(p, str) and p.strip() for p in v):
+        raise _Bad('a list of path prefixes or globs, like ["src/"] or ["**/*.py"]')
+    return tuple(v)
+
+
+def _command(v: Any) -> tuple[str, ...] | None:
+    if v is None:
+        return None
+    if not isinstance(v, list) or not v or not all(isinstance(a, str) and a for a in v):
+        raise _Bad('null or a list of arguments, like ["./run-property.sh"]')
+    return tuple(v)
+
+
+def _fixtures(v: Any) -> dict[str, str]:
+    if not isinstance(v, dict) or not all(isinstance(k, str) for k in v):
+        raise _Bad('a mapping of assertion id or "*" to a fixture path')
+    return {k: _relpath(p) for k, p in v.items()}
+
+
+def _contracts(v: Any) -> dict[str, dict[str, str]]:
+    shape = "a mapping of assertion id to {invariant: ..., domain: ...}"
+    if not isinstance(v, dict):
+        raise _Bad(shape)
+    out = {}
+    for name, body in v.items():
+        if not isinstance(body, dict) or set(body) != {"invariant", "domain"}:
+            raise _Bad(f"{shape}; {name!r} has {sorted(body) if isinstance(body, dict) else body!r}")
+        if not all(isinstance(body[k], str) and body[k].strip() for k in body):
+            raise _Bad(f"{shape}; {name!r} has an empty invariant or domain")
+        out[str(name)] = {"invariant": body["invariant"], "domain": body["domain"]}
+    return out
+
+
+def _conclusions(v: Any) -> dict[str, str]:
+    if not isinstance(v, dict):
+        raise _Bad("a mapping of label to conclusion")
+    for label, conclusion in v.items():
+        if label not in LABELS:
+            raise _Bad(f"labels among {', '.join(LABELS)}; {label!r} is not one")
+        if conclusion not in CONCLUSIONS:
+            raise _Bad(f"conclusions among {', '.join(CONCLUSIONS)}; {conclusion!r} is not one")
+    return dict(v)
+
+
+def _version(v: Any) -> int:
+    if v != 1 or isinstance(v, bool):
+        raise _Bad("1 (the only version there is)")
+    return 1
+
+
+# The whole schema: YAML key, Config field, check, doc.
+SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
+    ("version", None, _version, "schema version; always 1"),
+    ("paths.impl", "impl", _patterns, "implementation paths: prefixes or globs"),
+    ("paths.oracle", "oracle", _patterns, "oracle paths: properties, fixtures"),
+    ("paths.generated", "generated", _patterns, "regenerated stubs, counted as oracle"),
+    ("properties.dir", "properties_dir", _relpath, "where prop_* functions live"),
+    ("properties.command", "command", _command, "runner-protocol command for other languages"),
+    ("properties.fixtures", "fixtures", _fixtures, 'assertion id or "*" -> fixture file'),
+    ("properties.seed", "seed", _text, "the pinned seed"),
+    ("properties.generator_version", "generator_version", _int(0), "recorded in the lock"),
+    ("properties.contracts", "contracts", _contracts, "assertion id -> {invariant, domain}"),
+    ("policy.runs", "runs", _int(1), "replays of a witness"),
+    ("policy.min_reruns", "min_reruns", _int(2), "fewest replays that can decide"),
+    ("policy.max_steps", "max_steps", _int(0), "shrink step budget"),
+    ("policy.max_evals", "max_evals", _int(1), "shrink evaluation budget"),
+    ("policy.timeout_seconds", "timeout_seconds", _number(), "per evaluation"),
+    ("freeze.expires_in_hours", "expires_in_hours", _optional(_number()), "proposed expiry"),
+    ("freeze.max_hours", "max_hours", _number(), "longest expiry a person may accept"),
+    ("conclusions", "conclusions", _conclusions, "per-label override of the conclusion"),
+)
+_SECTIONS = {"paths", "properties", "policy", "freeze"}
+_KEYS = {key for key, *_ in SCHEMA}
+
+
+def parse_config(text: str | bytes, source: str = CONFIG_NAME) -> Config:
+    """Parse and check a `.witness.yml`; raise ConfigError listing every problem."""
+    values, lines = _load_with_lines(text, source)
+    problems: list[str] = []
+
+    def where(key: str) -> str:
+        return f"{source}:{lines.get(key, 1)}: {key}"
+
+    fields: dict[str, Any] = {"source": source}
+    for key, value in _flatten(values, lines, problems, where):
+        if key not in _KEYS:
+            problems.append(f"{where(key)}: unknown key; allowed here: {_allowed_near(key)}")
+            continue
+        name, check, _doc = next((f, c, d) for k, f, c, d in SCHEMA if k == key)
+        try:
+            converted = check(value)
+        except _Bad as bad:
+            problems.append(f"{where(key)}: expected {bad}, got {value!r}")
+            continue
+        if name:
+            fields[name] = converted
+    if problems:
+        raise ConfigError(problems)
+    config = Config(**fields)
+    problems.extend(_cross_checks(config, where))
+    if problems:
+        raise ConfigError(problems)
+    return config
+
+
+def _cross_checks(config: Config, where: Callable[[str], str]) -> list[str]:
+    problems = []
+    if config.runs < config.min_reruns:
+        problems.append(
+            f"{where('policy.runs')}: {config.runs} replays are fewer than "
+            f"policy.min_reruns ({config.min_reruns}); raise runs or lower min_reruns"
+        )
+    if config.expires_in_hours is not None and config.expires_in_hours > config.max_hours:
+        problems.append(
+            f"{where('freeze.expires_in_hours')}: {config.expires_in_hours} is longer than "
+            f"freeze.max_hours ({config.max_hours})"
+        )
+    return problems
+
+
+def _allowed_near(key: str) -> str:
+    section = key.split(".")[0]
+    if section in _SECTIONS:
+        return ", ".join(k for k in sorted(_KEYS) if k.startswith(section + "."))
+    return ", ".join(sorted({k.split(".")[0] for k in _KEYS}))
+
+
+def _flatten(values: dict, lines: dict, problems: list[str], where) -> list[tuple[str, Any]]:
+    out = []
+    for top, value in values.items():
+        if top in _SECTIONS:
+            if value is None:
+                continue
+            if not isinstance(value, dict):
+                problems.append(f"{where(top)}: expected a mapping of settings, got {value!r}")
+                continue
+            out.extend((f"{top}.{k}", v) for k, v in value.items())
+        else:
+            out.append((str(top), value))
+    return out
+
+
+def _load_with_lines(text: str | bytes, source: str) -> tuple[dict, dict[str, int]]:
+    """Load YAML keeping the line of every key (as "section.key")."""
+    try:
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        raise ConfigError([f"{source}:{line}: not valid YAML ({exc.problem or exc.context})"]) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError([f"{source}: not valid YAML ({exc})"]) from None
+    except UnicodeDecodeError:
+        raise ConfigError([f"{source}: not UTF-8 text"]) from None
+    if node is None:
+        return {}, {}
+    if not isinstance(node, yaml.MappingNode):
+        raise ConfigError([f"{source}:{node.start_mark.line + 1}: expected a mapping at the top"])
+    lines: dict[str, int] = {}
+    problems: list[str] = []
+    constructor = yaml.SafeLoader("")
+
+    def mapping(n: yaml.MappingNode, prefix: str) -> dict:
+        out: dict = {}
+        for key_node, value_node in n.value:
+            key = str(constructor.construct_object(key_node, deep=True))
+            dotted = f"{prefix}{key}"
+            if key in out:
+                problems.append(f"{source}:{key_node.start_mark.line + 1}: {dotted}: duplicate key")
+            lines[dotted] = key_node.start_mark.line + 1
+            if isinstance(value_node, yaml.MappingNode) and not prefix:
+                out[key] = mapping(value_node, dotted + ".")
+            else:
+                out[key] = constructor.construct_object(value_node, deep=True)
+        return out
+
+    try:
+        values = mapping(node, "")
+    except yaml.YAMLError as exc:
+        raise ConfigError([f"{source}: not valid YAML ({exc})"]) from None
+    if problems:
+        raise ConfigError(problems)
+    return values, lines

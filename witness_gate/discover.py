@@ -1,0 +1,110 @@
+"""Finding `prop_*` functions and their contracts by reading source, never by running it."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from witness_gate.budget import Contract
+from witness_gate.canonical import property_id
+
+
+class DiscoveryError(ValueError):
+    """A property directory or module the gate cannot read."""
+
+
+@dataclass(frozen=True)
+class PropertyTarget:
+    assertion_id: str  # the function name
+    property_id: str  # <relpath>::<function>@<12 hex of the file>
+    relpath: str  # the module, relative to the repository root
+    line: int  # of the `def`, for annotations
+    contract: Contract | None  # None until both invariant and domain are known
+    contract_problem: str = ""  # why the contract is missing, and how to add one
+
+    @property
+    def selector(self) -> str:
+        """What the harness is told to run: `<relpath>::<function>`."""
+        return f"{self.relpath}::{self.assertion_id}"
+
+
+def discover(repo: Path, properties_dir: str, contracts: dict[str, dict[str, str]]) -> list[PropertyTarget]:
+    """Every top-level `prop_*` function under `properties_dir`, sorted by assertion id."""
+    root = repo / properties_dir
+    if not root.is_dir():
+        raise DiscoveryError(
+            f"{properties_dir}: no such directory in {repo}; set properties.dir in .witness.yml"
+        )
+    found: dict[str, PropertyTarget] = {}
+    for module in sorted(root.rglob("*.py")):
+        relpath = module.relative_to(repo).as_posix()
+        for target in _read_module(module, relpath, contracts):
+            if target.assertion_id in found:
+                raise DiscoveryError(
+                    f"{relpath}:{target.line}: {target.assertion_id} is also defined in "
+                    f"{found[target.assertion_id].relpath}; assertion ids must be unique"
+                )
+            found[target.assertion_id] = target
+    return [found[name] for name in sorted(found)]
+
+
+def _read_module(module: Path, relpath: str, contracts: dict[str, dict[str, str]]) -> list[PropertyTarget]:
+    raw = module.read_bytes()
+    try:
+        tree = ast.parse(raw, filename=relpath)
+    except SyntaxError as exc:
+        raise DiscoveryError(f"{relpath}:{exc.lineno}: does not parse ({exc.msg})") from None
+    except ValueError as exc:  # null bytes and the like
+        raise DiscoveryError(f"{relpath}: does not parse ({exc})") from None
+    targets = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("prop_"):
+            contract, problem = _contract_of(node, contracts.get(node.name), relpath)
+            targets.append(
+                PropertyTarget(
+                    assertion_id=node.name,
+                    property_id=property_id(relpath, node.name, raw),
+                    relpath=relpath,
+                    line=node.lineno,
+                    contract=contract,
+                    contract_problem=problem,
+                )
+            )
+    return targets
+
+
+def _contract_of(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, configured: dict[str, str] | None, relpath: str
+) -> tuple[Contract | None, str]:
+    how = (
+        f"add @contract(invariant=\"...\", domain=\"...\") above {node.name} in {relpath} "
+        f"(from witness_gate import contract), or properties.contracts.{node.name} in .witness.yml"
+    )
+    declared: dict[str, str] = {}
+    for decorator in node.decorator_list:
+        if not isinstance(decorator, ast.Call) or _name_of(decorator.func) != "contract":
+            continue
+        for keyword in decorator.keywords:
+            if keyword.arg in ("invariant", "domain"):
+                value = keyword.value
+                if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                    return None, (
+                        f"{relpath}:{decorator.lineno}: the contract's {keyword.arg} must be a "
+                        "string literal, so the gate can read it without running the code"
+                    )
+                declared[keyword.arg] = value.value
+    if configured:
+        declared = {**declared, **configured}
+    contract = Contract(node.name, declared.get("invariant", ""), declared.get("domain", ""))
+    if not contract.complete():
+        return None, f"{node.name} has no complete contract: {how}"
+    return contract, ""
+
+
+def _name_of(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""

@@ -1,0 +1,119 @@
+"""Article 001's table: regression / flake / oracle_defect / mixed_edit, the path split and retained witnesses."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from witness_gate.canonical import witness_hash
+from witness_gate.files import write_json_atomic
+
+__all__ = [
+    "IMPL_PREFIX",
+    "ORACLE_PREFIX",
+    "classify",
+    "freeze_allowed",
+    "path_matches",
+    "retain",
+    "split_paths",
+    "witness_hash",
+]
+
+IMPL_PREFIX = "src/"
+ORACLE_PREFIX = "tests/properties/"
+
+
+def classify(failures: int, runs: int, impl_changed: bool, oracle_changed: bool) -> str:
+    if runs < 1 or failures < 0 or failures > runs:
+        return "unclassified"
+    if impl_changed and oracle_changed:
+        return "mixed_edit"
+    if oracle_changed and not impl_changed:
+        return "oracle_defect"
+    if failures == runs:
+        return "regression"
+    if failures == 0:
+        return "not_reproduced"
+    return "flake"
+
+
+def freeze_allowed(kind: str, witness_present: bool, digest_matches: bool) -> bool:
+    return bool(witness_present and digest_matches and kind == "flake")
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+@lru_cache(maxsize=512)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """`**` spans directories, `*` and `?` stay inside one path segment."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[":
+            end = pattern.find("]", i + 1)
+            if end == -1:
+                out.append(re.escape("["))
+                i += 1
+            else:
+                out.append("[" + pattern[i + 1 : end].replace("\\", "\\\\") + "]")
+                i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def path_matches(path: str, pattern: str) -> bool:
+    """A pattern with glob characters is a glob; otherwise a prefix ("src/") or an exact path."""
+    if _GLOB_CHARS.search(pattern):
+        return _glob_regex(pattern).match(path) is not None
+    return path.startswith(pattern)
+
+
+def split_paths(
+    paths: Iterable[str],
+    impl_prefixes: Iterable[str] = (IMPL_PREFIX,),
+    oracle_prefixes: Iterable[str] = (ORACLE_PREFIX,),
+) -> tuple[bool, bool]:
+    """(impl_changed, oracle_changed) for a list of changed repository paths."""
+    paths = list(paths)
+    impl = tuple(impl_prefixes)
+    oracle = tuple(oracle_prefixes)
+    impl_changed = any(path_matches(p, pat) for p in paths for pat in impl)
+    oracle_changed = any(path_matches(p, pat) for p in paths for pat in oracle)
+    return impl_changed, oracle_changed
+
+
+def retain(
+    assertion_id: str, payload: dict, fixture_digest: str, out_dir: Path, **extra: Any
+) -> dict:
+    """Write `<assertion_id>.<witness_hash[:12]>.json`; extra fields join the article's four."""
+    digest = witness_hash(payload)
+    record = {
+        **extra,
+        "assertion_id": assertion_id,
+        "fixture_digest": fixture_digest,
+        "witness_hash": digest,
+        "payload": payload,
+    }
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{assertion_id}.{digest[:12]}.json"
+    write_json_atomic(path, record)
+    return record

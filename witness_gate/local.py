@@ -1,0 +1,147 @@
+"""The gate with no server: `check` on a working directory and `run` on two commits of a git repository."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from witness_gate import gitrepo
+from witness_gate.attempt import Policy
+from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
+from witness_gate.config import CONFIG_NAME, Config, parse_config
+from witness_gate.discover import PropertyTarget, discover
+from witness_gate.labels import split_paths
+from witness_gate.lock import Lock, LockError, load_pinned, parse_fixture
+from witness_gate.sandbox import Sandbox
+from witness_gate.session import GateRun, Pinned, PropertyResult, Reporter
+from witness_gate.verdict import Split
+
+
+class InputError(ValueError):
+    """Bad input the user can fix; the message says what, where and what to do."""
+
+
+def load_config_file(directory: Path) -> Config:
+    path = directory / CONFIG_NAME
+    if not path.exists():
+        return Config()
+    return parse_config(path.read_bytes(), str(path))
+
+
+@dataclass
+class Outcome:
+    """What a gate run produced, for the report and the exit code."""
+
+    results: list[PropertyResult]
+    header: str
+    skipped: str = ""  # why nothing ran, when nothing had to
+    refused: str = ""  # why nothing ran, when the change itself is refused
+
+
+def working_patch_digest(repo: Path) -> str:
+    """Digest of HEAD's tree against the working directory's: the exact code under test."""
+    try:
+        head_tree = gitrepo.tree_of(repo, "HEAD")
+        work_tree = gitrepo.tree_of_directory(repo, repo, force=False)
+    except gitrepo.GitError:
+        return ""
+    return patch_digest(head_tree, work_tree)
+
+
+def check(
+    repo: Path, lock: Lock, properties_dir: str, *, config: Config, policy: Policy, sandbox: Sandbox,
+    out_dir: Path, reporter: Reporter, seed: str | None = None,
+) -> Outcome:
+    """Article 001's `check`: every property under `properties_dir` on the locked fixture."""
+    try:
+        fixture = load_pinned(lock, repo)
+    except (LockError, CanonicalError) as exc:
+        raise InputError(str(exc)) from None
+    if seed:
+        lock = Lock(lock.path, lock.fixture_digest, lock.generator_version, seed)
+    targets = _discover(repo, properties_dir, config)
+    digest = working_patch_digest(repo)
+    run = GateRun(repo, digest, Split(impl_changed=True, oracle_changed=False), policy, config,
+                  sandbox, out_dir, reporter)
+    results = run.gate(targets, lambda _t: Pinned(lock, fixture))
+    header = f"witness-gate check: {len(targets)} properties on {lock.path} (seed {lock.seed}, sandbox {sandbox.mode})"
+    return Outcome(results, header)
+
+
+def _discover(repo: Path, properties_dir: str, config: Config) -> list[PropertyTarget]:
+    try:
+        targets = discover(repo, properties_dir, config.contracts)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if not targets:
+        raise InputError(f"{properties_dir}: no prop_* functions found; a property is a top-level "
+                         "function named prop_<something>(payload)")
+    return targets
+
+
+def run(
+    repo: Path, base: str | None, head: str, *, sandbox: Sandbox | Callable[[], Sandbox], out_dir: Path,
+    reporter: Reporter, runs: int | None = None, seed: str | None = None,
+) -> Outcome:
+    """The whole gate between two commits: config and fixtures from base, code from head."""
+    try:
+        head_sha = gitrepo.rev_parse(repo, head)
+        base_sha = gitrepo.rev_parse(repo, base) if base else gitrepo.default_base(repo, head_sha)
+        raw_config = gitrepo.show(repo, base_sha, CONFIG_NAME)
+        config = parse_config(raw_config, f"{CONFIG_NAME} (at base {base_sha[:12]})") if raw_config else Config()
+        changed = gitrepo.changed_paths(repo, base_sha, head_sha)
+        base_tree, head_tree = gitrepo.tree_of(repo, base_sha), gitrepo.tree_of(repo, head_sha)
+    except gitrepo.GitError as exc:
+        raise InputError(f"{repo}: {exc}") from None
+    impl, oracle = split_paths(changed, config.impl, config.oracle_patterns)
+    header = (f"witness-gate run: {repo} base {base_sha[:12]} -> head {head_sha[:12]}; "
+              f"{len(changed)} changed paths (impl changed: {impl}, oracle changed: {oracle})")
+    if impl and oracle:
+        oracle_files = [p for p in changed if split_paths([p], (), config.oracle_patterns)[1]]
+        return Outcome([], header, refused=(
+            "mixed_edit: this change edits implementation and oracle paths together "
+            f"(oracle: {', '.join(oracle_files)}); split it so the oracle is reviewed on its own"))
+    if not impl and not oracle:
+        return Outcome([], header, skipped="no implementation or oracle path changed; nothing to gate")
+    if callable(sandbox):
+        sandbox = sandbox()
+    policy = Policy.from_config(config, runs)
+    digest = patch_digest(base_tree, head_tree)
+    checkout = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
+    try:
+        gitrepo.export(repo, head_sha, checkout)
+        holds = ()
+        if gitrepo.tree_of_directory(repo, checkout) != head_tree:
+            holds = ("patch_mismatch",)
+        targets = _discover(checkout, config.properties_dir, config)
+        gate = GateRun(checkout, digest, Split(impl, oracle), policy, config, sandbox, out_dir,
+                       reporter, extra_holds=holds)
+        pinned = _pin_from_base(repo, base_sha, config, seed)
+        results = gate.gate(targets, pinned)
+    finally:
+        shutil.rmtree(checkout, ignore_errors=True)
+    return Outcome(results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}")
+
+
+def _pin_from_base(repo: Path, base_sha: str, config: Config, seed: str | None) -> Callable[[PropertyTarget], Pinned]:
+    """Fixtures are read from the base commit, so a patch cannot refresh the pin and the witness together."""
+
+    def pinned(target: PropertyTarget) -> Pinned:
+        path = config.fixture_for(target.assertion_id)
+        raw = gitrepo.show(repo, base_sha, path)
+        if raw is None:
+            return Pinned(None, None, (
+                f"no fixture at {path} on the base commit; add it there, or map "
+                f"properties.fixtures.{target.assertion_id} in {CONFIG_NAME}"))
+        source = f"{path} (at base {base_sha[:12]})"
+        try:
+            fixture = parse_fixture(raw, source)
+        except (LockError, CanonicalError) as exc:
+            return Pinned(None, None, str(exc))
+        lock = Lock(path, sha256_hex(raw), config.generator_version, seed or fixture.seed or config.seed)
+        return Pinned(lock, fixture)
+
+    return pinned

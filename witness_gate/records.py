@@ -1,0 +1,114 @@
+"""Reading attempt records and witness files back, refusing any that were edited after the gate wrote them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from witness_gate.attempt import Binding, Evidence, Policy
+from witness_gate.budget import Contract
+from witness_gate.canonical import CanonicalError, load_json_file, witness_hash
+from witness_gate.runner import Evaluation
+from witness_gate.shrink import ShrinkResult
+
+ATTEMPT_SUFFIX = ".attempt.json"
+
+
+class RecordError(ValueError):
+    """A record or witness file that cannot be trusted; the message names the file."""
+
+
+@dataclass(frozen=True)
+class StoredAttempt:
+    path: Path
+    record: dict[str, Any]
+    binding: Binding
+    evidence: Evidence | None
+    policy: Policy
+
+
+def read_witness(path: str | Path) -> dict[str, Any]:
+    """A retained witness file whose hash still matches its payload."""
+    try:
+        value = load_json_file(path)
+    except CanonicalError as exc:
+        raise RecordError(str(exc)) from None
+    required = ("assertion_id", "fixture_digest", "witness_hash", "payload")
+    if not isinstance(value, dict) or any(k not in value for k in required):
+        raise RecordError(f"{path}: not a witness file (needs {', '.join(required)})")
+    actual = witness_hash(value["payload"])
+    if actual != value["witness_hash"]:
+        raise RecordError(
+            f"{path}: the payload hashes to {actual[:12]}…, not the recorded witness_hash "
+            f"{str(value['witness_hash'])[:12]}…; the file was edited after it was retained. "
+            "Run `python -m witness_gate check` again to retain a fresh witness"
+        )
+    return value
+
+
+def load_attempts(directory: str | Path) -> list[StoredAttempt]:
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise RecordError(f"{directory}: no such directory; point --witnesses at the --out of `check`")
+    paths = sorted(directory.glob(f"*{ATTEMPT_SUFFIX}"))
+    if not paths:
+        raise RecordError(f"{directory}: no attempt records (*{ATTEMPT_SUFFIX}); run `check` first")
+    return [_load_attempt(p) for p in paths]
+
+
+def _load_attempt(path: Path) -> StoredAttempt:
+    try:
+        record = load_json_file(path)
+        binding = _binding(record)
+        evidence = _evidence(record)
+        policy = Policy(**record["policy"])
+    except CanonicalError as exc:
+        raise RecordError(str(exc)) from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RecordError(f"{path}: not an attempt record written by the gate ({exc})") from None
+    if evidence is not None and evidence.failed_once:
+        if witness_hash(evidence.witness) != evidence.witness_hash:
+            raise RecordError(f"{path}: the witness no longer hashes to its witness_hash; it was edited")
+        witness_file = path.parent / record.get("witness_file", "")
+        if not witness_file.is_file():
+            raise RecordError(f"{path}: its witness file {witness_file.name} is missing")
+        if read_witness(witness_file)["witness_hash"] != evidence.witness_hash:
+            raise RecordError(f"{witness_file}: belongs to another witness than {path.name}")
+    return StoredAttempt(path, record, binding, evidence, policy)
+
+
+def _binding(record: dict[str, Any]) -> Binding:
+    c = record.get("contract")
+    contract = Contract(c["name"], c["invariant"], c["input_domain"]) if c else None
+    return Binding(record["patch_digest"], record["property_id"], record["assertion_id"], contract,
+                   record["fixture_digest"], record["seed"])
+
+
+def _rows(rows: list[dict[str, Any]]) -> list[Evaluation]:
+    out = []
+    for row in rows:
+        if row["outcome"] not in ("pass", "fail", "transport"):
+            raise ValueError(f"outcome {row['outcome']!r}")
+        out.append(Evaluation(row["outcome"], row.get("reason"), "", float(row.get("seconds", 0))))
+    return out
+
+
+def _evidence(record: dict[str, Any]) -> Evidence | None:
+    if "first_runs" not in record:
+        return None
+    shrink = None
+    if record.get("shrink"):
+        s = record["shrink"]
+        shrink = ShrinkResult(record["witness"], record["reason"], s["steps"], s["evaluations"],
+                              s["stopped"], s["budget_hit"])
+    return Evidence(
+        pinned_hash=record["pinned_hash"],
+        first=_rows(record["first_runs"]),
+        target_reason=record.get("reason"),
+        shrink=shrink,
+        witness=record.get("witness"),
+        witness_hash=record.get("witness_hash") or "",
+        replays=_rows(record.get("replays", [])),
+        unshrunk_replays=_rows(record.get("unshrunk_replays", [])),
+    )

@@ -1,0 +1,170 @@
+"""What a person reads: the property table, witnesses, freeze proposals, and progress while it runs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from witness_gate.discover import PropertyTarget
+from witness_gate.session import PropertyResult
+
+PHASES = {
+    "run": "first run",
+    "shrink": "shrinking",
+    "replay": "replaying witness",
+    "replay-unshrunk": "replaying unshrunk input",
+}
+STYLE = {
+    "pass": "green", "frozen": "cyan", "skipped": "dim",
+    "regression": "bold red", "mixed_edit": "bold red",
+    "flake": "yellow", "oracle_defect": "yellow", "not_reproduced": "yellow", "hold": "yellow",
+}
+
+
+def console_for(stream: TextIO) -> Console:
+    return Console(file=stream, highlight=False, soft_wrap=False, width=None if stream.isatty() else 120)
+
+
+class PlainReporter:
+    """One line per phase: for logs and pipes."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.phase = ""
+        self.last = (0, 0)
+
+    def start(self, target: PropertyTarget, index: int, total: int) -> None:
+        self.phase = ""
+        print(f"[{index}/{total}] {target.assertion_id}", file=self.stream, flush=True)
+
+    def progress(self, phase: str, done: int, total: int) -> None:
+        if phase != self.phase:
+            self._close_phase()
+            self.phase = phase
+        self.last = (done, total)
+
+    def _close_phase(self) -> None:
+        if self.phase:
+            done, total = self.last
+            unit = "evaluations" if self.phase == "shrink" else f"of {total}"
+            print(f"    {PHASES.get(self.phase, self.phase)}: {done} {unit}", file=self.stream, flush=True)
+
+    def finish(self, result: PropertyResult) -> None:
+        self._close_phase()
+        self.phase = ""
+        v = result.verdict
+        why = f" ({', '.join(v.hold_reasons)})" if v.hold_reasons else ""
+        print(f"    -> {v.label}{why}", file=self.stream, flush=True)
+
+
+class LiveReporter(PlainReporter):
+    """A live bar per phase on a terminal."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        super().__init__(stream)
+        self.bar = Progress(
+            TextColumn("  {task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=Console(file=stream), transient=True,
+        )
+        self.task = None
+
+    def start(self, target: PropertyTarget, index: int, total: int) -> None:
+        super().start(target, index, total)
+        self.bar.start()
+
+    def progress(self, phase: str, done: int, total: int) -> None:
+        if phase != self.phase or self.task is None:
+            if self.task is not None:
+                self.bar.remove_task(self.task)
+            self.task = self.bar.add_task(PHASES.get(phase, phase), total=total)
+        self.bar.update(self.task, completed=done, total=total)
+        super().progress(phase, done, total)
+
+    def _close_phase(self) -> None:
+        pass
+
+    def finish(self, result: PropertyResult) -> None:
+        if self.task is not None:
+            self.bar.remove_task(self.task)
+            self.task = None
+        self.bar.stop()
+        super().finish(result)
+
+
+def reporter_for(stream: TextIO = sys.stderr) -> PlainReporter:
+    return LiveReporter(stream) if stream.isatty() else PlainReporter(stream)
+
+
+def short(digest: str | None) -> str:
+    return digest[:12] if digest else "-"
+
+
+def results_table(results: list[PropertyResult]) -> Table:
+    table = Table(title="properties", title_justify="left", show_lines=False)
+    for column in ("property", "label", "failures/runs", "reason", "witness", "fixture", "seed"):
+        table.add_column(column, overflow="fold")
+    for r in results:
+        v = r.verdict
+        reason = r.record.get("reason") or ("; ".join(v.hold_reasons) if v.hold_reasons else "-")
+        table.add_row(
+            r.target.assertion_id,
+            f"[{STYLE.get(v.label, '')}]{v.label}[/]",
+            f"{v.failures}/{v.runs}" if v.runs else "-",
+            reason,
+            short(r.record.get("witness_hash")),
+            short(r.binding.fixture_digest),
+            r.binding.seed or "-",
+        )
+    return table
+
+
+def print_report(results: list[PropertyResult], header: str, overall: str, code: int,
+                 out_dir: Any, stream: TextIO = sys.stdout) -> None:
+    console = console_for(stream)
+    console.print(header)
+    console.print(results_table(results))
+    for r in results:
+        v = r.verdict
+        if v.hold_reasons and v.label == "hold":
+            console.print(f"[yellow]{r.target.assertion_id}[/]: hold because {', '.join(v.hold_reasons)}")
+        for note in r.notes:
+            console.print(f"  {r.target.assertion_id}: {note}", markup=False)
+        if r.evidence is not None and r.evidence.failed_once:
+            shrink = r.evidence.shrink
+            console.print(
+                f"[bold]witness[/] {r.target.assertion_id} ({r.record.get('reason')}; shrunk in "
+                f"{shrink.steps} steps, {shrink.evaluations} evaluations; "
+                f"{'local stop' if shrink.stopped else 'budget hit'}):"
+            )
+            console.print("  " + json.dumps(r.evidence.witness, sort_keys=True), markup=False)
+            if r.witness_path:
+                console.print(f"  file: {r.witness_path}", markup=False)
+        if r.freeze:
+            console.print(f"[bold]proposed freeze[/] for {r.target.assertion_id} "
+                          "(silences nothing until a person accepts it):")
+            console.print(json.dumps(r.freeze, indent=2, sort_keys=True), markup=False)
+        if v.frozen_by:
+            console.print(f"{r.target.assertion_id}: frozen until {v.frozen_by.expires_at}"
+                          + (f" by @{v.frozen_by.accepted_by}" if v.frozen_by.accepted_by else ""))
+    console.print(f"records: {out_dir}", markup=False)
+    console.print(f"[bold]verdict: [{STYLE.get(overall, '')}]{overall}[/][/] (exit {code})")
+
+
+def results_json(results: list[PropertyResult]) -> list[dict[str, Any]]:
+    return [
+        {
+            "assertion_id": r.target.assertion_id,
+            "label": r.record.get("tables", {}).get("labels") or r.verdict.label,
+            "failures": r.verdict.failures,
+            "runs": r.verdict.runs,
+            "witness_hash": r.record.get("witness_hash"),
+            "fixture_digest": r.binding.fixture_digest,
+            "verdict": r.verdict.label,
+        }
+        for r in results
+    ]

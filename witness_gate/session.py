@@ -1,0 +1,188 @@
+"""Gating the properties of one checkout: bind, run the attempt, decide, write the records."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+from witness_gate import labels
+from witness_gate.attempt import Binding, Evidence, Policy, run_attempt, sign
+from witness_gate.config import Config
+from witness_gate.discover import PropertyTarget
+from witness_gate.files import write_json_atomic
+from witness_gate.lock import Fixture, Lock
+from witness_gate.runner import Evaluation, PropertyRunner
+from witness_gate.sandbox import Sandbox
+from witness_gate.verdict import FreezeMatch, Split, Verdict, decide_property, freeze_proposal
+
+
+class Reporter(Protocol):
+    def start(self, target: PropertyTarget, index: int, total: int) -> None: ...
+    def progress(self, phase: str, done: int, total: int) -> None: ...
+    def finish(self, result: "PropertyResult") -> None: ...
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """A property's pinned fixture, or why there is none."""
+
+    lock: Lock | None
+    fixture: Fixture | None
+    problem: str = ""
+
+
+@dataclass
+class PropertyResult:
+    target: PropertyTarget
+    binding: Binding
+    evidence: Evidence | None
+    verdict: Verdict
+    record: dict[str, Any]
+    record_path: Path | None = None
+    witness_path: Path | None = None
+    notes: list[str] = field(default_factory=list)  # what a person should read or do
+
+    @property
+    def freeze(self) -> dict[str, Any] | None:
+        return self.record.get("freeze")
+
+
+@dataclass
+class GateRun:
+    """What one gate run needs besides the properties themselves."""
+
+    checkout: Path
+    patch_digest: str
+    split: Split
+    policy: Policy
+    config: Config
+    sandbox: Sandbox
+    out_dir: Path
+    reporter: Reporter
+    extra_holds: tuple[str, ...] = ()
+    freezes: tuple[FreezeMatch, ...] = ()
+    now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    make_runner: Callable[..., Callable[[Any], Evaluation]] = PropertyRunner
+
+    def gate(self, targets: list[PropertyTarget], pinned: Callable[[PropertyTarget], Pinned]) -> list[PropertyResult]:
+        results = []
+        for index, target in enumerate(targets):
+            self.reporter.start(target, index + 1, len(targets))
+            result = self.gate_one(target, pinned(target))
+            self.reporter.finish(result)
+            results.append(result)
+        return results
+
+    def gate_one(self, target: PropertyTarget, pinned: Pinned) -> PropertyResult:
+        lock = pinned.lock
+        binding = Binding(
+            patch_digest=self.patch_digest,
+            property_id=target.property_id,
+            assertion_id=target.assertion_id,
+            contract=target.contract,
+            fixture_digest=lock.fixture_digest if lock else "",
+            seed=lock.seed if lock else "",
+        )
+        notes = [n for n in (pinned.problem, target.contract_problem) if n]
+        evidence = None
+        refused = self.split.mixed or bool(binding.missing()) or bool(self.extra_holds)
+        if not refused and pinned.fixture is not None:
+            runner = self.make_runner(
+                repo=self.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
+                timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
+            )
+            evidence = run_attempt(pinned.fixture.payload, runner, self.policy, self.reporter.progress)
+            notes += _transport_notes(evidence)
+        verdict = decide_property(
+            binding, evidence, self.split, self.policy,
+            expires_in_hours=self.config.expires_in_hours, now=self.now,
+            extra_holds=self.extra_holds, freezes=self.freezes,
+        )
+        result = PropertyResult(target, binding, evidence, verdict, {}, notes=notes)
+        result.record = attempt_record(result, self, lock)
+        self._write(result)
+        return result
+
+    def _write(self, result: PropertyResult) -> None:
+        evidence = result.evidence
+        if evidence is not None and evidence.failed_once:
+            retained = labels.retain(
+                result.target.assertion_id, evidence.witness, result.binding.fixture_digest, self.out_dir,
+                property_id=result.binding.property_id,
+                contract=_contract_dict(result.binding),
+                seed=result.binding.seed,
+                reason=evidence.target_reason,
+                shrink=evidence.shrink.as_record() if evidence.shrink else None,
+            )
+            result.witness_path = self.out_dir / f"{result.target.assertion_id}.{retained['witness_hash'][:12]}.json"
+            result.record["witness_file"] = result.witness_path.name
+        result.record_path = write_json_atomic(
+            self.out_dir / f"{result.target.assertion_id}.attempt.json", result.record
+        )
+
+
+def _contract_dict(binding: Binding) -> dict[str, str] | None:
+    c = binding.contract
+    return {"name": c.name, "invariant": c.invariant, "input_domain": c.input_domain} if c else None
+
+
+def _transport_notes(evidence: Evidence) -> list[str]:
+    notes = []
+    for row in evidence.first + evidence.replays + evidence.unshrunk_replays:
+        if row.outcome == "transport" and row.detail:
+            notes.append(f"transport:{row.reason}: {row.detail.strip().splitlines()[-1][:300]}")
+            break
+    return notes
+
+
+def _rows(rows: list[Evaluation]) -> list[dict[str, Any]]:
+    return [{**row.as_row(), "signature": sig} for row, sig in zip(rows, sign(rows))]
+
+
+def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None) -> dict[str, Any]:
+    """SPEC §2 step 10: identifiers, every outcome and signature, the tables, the label, the expiry."""
+    binding, evidence, verdict = result.binding, result.evidence, result.verdict
+    record: dict[str, Any] = {
+        "record_id": secrets.token_hex(16),
+        "created_at": run.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "assertion_id": binding.assertion_id,
+        "property_id": binding.property_id,
+        "patch_digest": binding.patch_digest,
+        "contract": _contract_dict(binding),
+        "contract_digest": binding.contract.digest() if binding.contract else "",
+        "fixture": lock.as_dict() if lock else None,
+        "fixture_digest": binding.fixture_digest,
+        "seed": binding.seed,
+        "policy": vars(run.policy),
+        "split": {"impl_changed": run.split.impl_changed, "oracle_changed": run.split.oracle_changed},
+        "label": verdict.label,
+        "hold_reasons": verdict.hold_reasons,
+        "tables": verdict.tables,
+        "failures": verdict.failures,
+        "runs": verdict.runs,
+        "freeze_expires": verdict.freeze_expires,
+        "notes": result.notes,
+        "line": result.target.line,
+        "relpath": result.target.relpath,
+    }
+    if evidence is not None:
+        record.update(
+            pinned_hash=evidence.pinned_hash,
+            witness_hash=evidence.witness_hash or None,
+            reason=evidence.target_reason,
+            first_runs=_rows(evidence.first),
+            shrink=evidence.shrink.as_record() if evidence.shrink else None,
+            witness=evidence.witness if evidence.failed_once else None,
+            replays=_rows(evidence.replays),
+            unshrunk_replays=_rows(evidence.unshrunk_replays),
+        )
+    if verdict.frozen_by:
+        record["frozen_by"] = vars(verdict.frozen_by)
+    if evidence is not None and verdict.proposes_freeze:
+        record["freeze"] = freeze_proposal(binding, evidence, verdict, run.config.expires_in_hours,
+                                           binding.patch_digest)
+    return record

@@ -1,0 +1,205 @@
+"""The verdict (SPEC §6): the three tables on one attempt's evidence, and the strictest result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from witness_gate import budget, gate, labels
+from witness_gate.attempt import Binding, Evidence, Policy, observations, sign
+
+# A pull request's label is the first of its properties' labels in this order.
+ORDER = ("mixed_edit", "oracle_defect", "hold", "regression", "frozen", "flake", "not_reproduced", "pass")
+BLOCKING = {"regression", "mixed_edit"}
+NEEDS_PERSON = {"flake", "oracle_defect", "not_reproduced", "hold"}
+
+
+@dataclass(frozen=True)
+class Split:
+    impl_changed: bool
+    oracle_changed: bool
+
+    @property
+    def mixed(self) -> bool:
+        return self.impl_changed and self.oracle_changed
+
+
+@dataclass(frozen=True)
+class FreezeMatch:
+    """An accepted freeze a later flake may match."""
+
+    assertion_id: str
+    fixture_digest: str
+    witness_hash: str
+    expires_at: str  # ISO 8601, UTC
+    accepted_by: str = ""
+
+
+@dataclass
+class Verdict:
+    label: str
+    hold_reasons: list[str] = field(default_factory=list)
+    tables: dict[str, str | None] = field(default_factory=dict)
+    signatures: list[str | None] = field(default_factory=list)
+    failures: int = 0
+    runs: int = 0
+    frozen_by: FreezeMatch | None = None
+    freeze_expires: str = ""  # the proposed expiry written into the article 000 witness
+
+    @property
+    def proposes_freeze(self) -> bool:
+        """A flake, or a hold whose only reason is an empty expiry (the acceptor supplies one)."""
+        return self.label == "flake" or (self.label == "hold" and self.hold_reasons == ["expiry_empty"])
+
+
+def proposed_expiry(now: datetime, hours: float | None) -> str:
+    if hours is None:
+        return ""
+    return (now + timedelta(hours=hours)).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def decide_property(
+    binding: Binding,
+    evidence: Evidence | None,
+    split: Split,
+    policy: Policy,
+    *,
+    expires_in_hours: float | None,
+    now: datetime,
+    extra_holds: tuple[str, ...] = (),
+    digest_matches: bool = True,
+    freezes: tuple[FreezeMatch, ...] = (),
+) -> Verdict:
+    """Per property, the first matching row of SPEC §6.
+
+    `evidence` is None when nothing ran (a missing identifier, a refused patch). `extra_holds`
+    carries what only the shell can see, such as `patch_mismatch` or `sandbox_unavailable`.
+    """
+    if split.mixed:
+        return Verdict("mixed_edit")
+    holds = list(extra_holds) + binding.missing()
+    if evidence is None:
+        return Verdict("oracle_defect" if split.oracle_changed else "hold", hold_reasons=holds or ["not_run"])
+
+    rows = evidence.series
+    failures = sum(1 for row in rows if row.outcome == "fail")
+    fixture = evidence.witness_hash if evidence.failed_once else evidence.pinned_hash
+    # an accepted freeze carries its own expiry; otherwise the policy proposes one (or none)
+    match = _matching_freeze(binding, fixture, freezes, now)
+    expiry = match.expires_at if match else proposed_expiry(now, expires_in_hours)
+    verdict = Verdict("hold", failures=failures, runs=len(rows), freeze_expires=expiry,
+                      signatures=sign(rows))
+    contract_digest = binding.contract.digest() if binding.contract else ""
+
+    # article 000, on the witness that actually ran (its hash stands in for the fixture digest)
+    shrunk = evidence.shrink.stopped if evidence.shrink else True  # a pass had nothing to shrink
+    budget_hit = evidence.shrink.budget_hit if evidence.shrink else False
+    outcomes = tuple(row.outcome for row in rows)
+    g = gate.decide(
+        gate.Witness(binding.patch_digest, binding.property_id, fixture, binding.seed,
+                     shrunk=shrunk, outcomes=outcomes, freeze_expires=expiry,
+                     shrink_budget_hit=budget_hit),
+        min_reruns=policy.min_reruns,
+    )
+    # article 001, only once a witness exists
+    kind = labels.classify(failures, len(rows), split.impl_changed, split.oracle_changed) if evidence.failed_once else None
+    allowed = labels.freeze_allowed(kind or "", evidence.failed_once, digest_matches)
+    # article 004: the budget is spent once every planned replay completed
+    remaining = max(0, policy.runs - len(rows))
+    d = budget.decide(contract_digest, fixture, remaining, observations(rows, fixture, contract_digest))
+    verdict.tables = {"gate": g.value, "labels": kind, "budget": d.value,
+                      "freeze_allowed": str(allowed).lower()}
+
+    if split.oracle_changed:
+        verdict.label = "oracle_defect"
+        return verdict
+
+    holds += evidence.transport
+    if evidence.shrink and evidence.shrink.budget_hit:
+        holds.append("shrink_budget_hit")
+    elif evidence.shrink and not evidence.shrink.stopped:
+        holds.append("shrink_not_stopped")
+    if len(rows) < policy.min_reruns and not evidence.transport:
+        holds.append("too_few_replays")
+    if not digest_matches:
+        holds.append("fixture_digest_moved")
+    if d is budget.Decision.HOLD_OPEN and failures:
+        holds.append("two_flake_signatures")
+    if d is budget.Decision.REJECT_EVIDENCE:
+        holds.append("evidence_rejected")
+    if evidence.failed_once and failures == 0 and any(r.outcome == "fail" for r in evidence.unshrunk_replays):
+        holds.append("shrink_distorted")  # the wide input still fails, its witness does not
+    disagree = 0 < failures < len(rows)
+    if disagree and not expiry and not holds:
+        holds.append("expiry_empty")
+    if holds:
+        verdict.hold_reasons = holds
+        return verdict
+
+    if g is gate.Gate.REJECT and d is budget.Decision.REJECT_PATCH:
+        verdict.label = "regression"
+    elif g is gate.Gate.FREEZE_CANDIDATE and kind == "flake" and allowed and d is budget.Decision.FREEZE_ELIGIBLE:
+        verdict.label = "frozen" if match else "flake"
+        verdict.frozen_by = match
+    elif evidence.failed_once and failures == 0:
+        verdict.label = "not_reproduced"
+    elif not evidence.failed_once and g is gate.Gate.PASS and d is budget.Decision.ACCEPT:
+        verdict.label = "pass"
+    else:
+        verdict.hold_reasons = [f"tables_disagree:{g.value}/{kind}/{d.value}"]
+    return verdict
+
+
+def _matching_freeze(binding: Binding, witness: str, freezes: tuple[FreezeMatch, ...],
+                     now: datetime) -> FreezeMatch | None:
+    for freeze in freezes:
+        if (freeze.assertion_id, freeze.fixture_digest, freeze.witness_hash) != (
+            binding.assertion_id, binding.fixture_digest, witness
+        ):
+            continue
+        if _parse_time(freeze.expires_at) > now:
+            return freeze
+    return None
+
+
+def _parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def overall_label(labels_: list[str]) -> str:
+    """The pull request's label: the first of ORDER among its properties ("pass" when empty)."""
+    for label in ORDER:
+        if label in labels_:
+            return label
+    return "pass"
+
+
+def exit_code(labels_: list[str]) -> int:
+    """0 nothing blocks; 1 a regression or mixed edit; 3 something needs a person."""
+    if BLOCKING & set(labels_):
+        return 1
+    if NEEDS_PERSON & set(labels_):
+        return 3
+    return 0
+
+
+def freeze_proposal(binding: Binding, evidence: Evidence, verdict: Verdict, expires_in_hours: float | None,
+                    patch_digest: str) -> dict[str, Any]:
+    """The freeze record the gate proposes; it silences nothing until a person accepts it."""
+    reason = next((s for s in verdict.signatures if s), None)
+    return {
+        "state": "proposed",
+        "assertion_id": binding.assertion_id,
+        "property_id": binding.property_id,
+        "contract_digest": binding.contract.digest() if binding.contract else "",
+        "fixture_digest": binding.fixture_digest,
+        "witness_hash": evidence.witness_hash,
+        "seed": binding.seed,
+        "patch_digest": patch_digest,
+        "signature": reason,
+        "failures": verdict.failures,
+        "runs": verdict.runs,
+        "expires_in_hours": expires_in_hours,
+        "expires_at": verdict.freeze_expires or None,
+    }
