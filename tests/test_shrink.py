@@ -174,7 +174,8 @@ def test_strings_shorten_and_numbers_move_toward_zero():
         ok = isinstance(v, dict) and isinstance(v.get("s"), str) and isinstance(v.get("n"), int)
         return "long" if ok and len(v["s"]) >= 3 and v["n"] <= -40 else None
     result = shrink({"s": "abcdefgh", "n": -1000}, run, target_reason="long")
-    assert result.witness == {"n": -40, "s": "abc"}
+    assert result.witness["n"] == -40
+    assert len(result.witness["s"]) == 3 and result.witness["s"] in "abcdefgh"
 
 
 def test_floats_move_toward_simpler_values():
