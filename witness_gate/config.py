@@ -246,6 +246,11 @@ def _flatten(values: dict, lines: dict, problems: list[str], where) -> list[tupl
 
 def _load_with_lines(text: str | bytes, source: str) -> tuple[dict, dict[str, int]]:
     """Load YAML keeping the line of every key (as "section.key")."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigError([f"{source}: not UTF-8 text (byte {exc.start}); save it as UTF-8"]) from None
     try:
         loader = yaml.SafeLoader(text)
         try:
@@ -258,8 +263,6 @@ def _load_with_lines(text: str | bytes, source: str) -> tuple[dict, dict[str, in
         raise ConfigError([f"{source}:{line}: not valid YAML ({exc.problem or exc.context})"]) from None
     except yaml.YAMLError as exc:
         raise ConfigError([f"{source}: not valid YAML ({exc})"]) from None
-    except UnicodeDecodeError:
-        raise ConfigError([f"{source}: not UTF-8 text"]) from None
     if node is None:
         return {}, {}
     if not isinstance(node, yaml.MappingNode):

@@ -107,12 +107,20 @@ class PropertyRunner:
         if fault:
             return Evaluation("transport", fault, detail, seconds)
         code = proc.returncode
+        if self.sandbox.mode == "bwrap" and code > 128:
+            code = 128 - code  # bubblewrap reports its child's death by signal N as exit 128+N
         if code < 0:
-            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
-            return Evaluation("transport", f"signal:{name}", detail, seconds)
+            return Evaluation("transport", f"signal:{_signal_name(-code)}", detail, seconds)
         if self.command is None:
             return _harness_verdict(code, scratch / "result.json", stdout, detail, seconds)
         return _protocol_verdict(code, stdout, detail, seconds)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
 
 
 def _protocol_verdict(code: int, stdout: bytes, detail: str, seconds: float) -> Evaluation:

@@ -1,0 +1,182 @@
+"""The runner protocol through real processes, in bubblewrap and in a plain subprocess."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from witness_gate.runner import Evaluation, PropertyRunner, hash_seed
+from witness_gate.sandbox import Sandbox, bwrap_works, choose
+
+PROPERTIES = '''
+import os, random, sys, time
+from witness_gate import contract
+
+def prop_true(p): return True
+def prop_none(p): return None
+def prop_false(p): return p["a"] > 5
+def prop_reason(p): return "too-big"
+def prop_long_reason(p): return "x" * 500
+def prop_raise(p): return helper(p)
+def helper(p): return p["missing"]
+def prop_hang(p): time.sleep(60)
+def prop_busy(p):
+    while True: pass
+def prop_flood(p):
+    while True: print("x" * 4096)
+def prop_exit_zero(p): os._exit(0)
+def prop_sys_exit(p): sys.exit(0)
+def prop_returns_int(p): return 3
+def prop_returns_empty(p): return ""
+def prop_random(p): return "r%d" % random.randint(0, 10**9)
+def prop_hash(p): return "h%d" % (hash("witness") % 10**6)
+def prop_env(p): return "env:" + ",".join(sorted(os.environ))
+def prop_prints_then_fails(p):
+    print("lots of noise")
+    return "real-reason"
+def prop_crash(p): os.kill(os.getpid(), 9)
+def prop_alloc(p):
+    blob = bytearray(8 * 1024**3)
+    return True
+'''
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("repo")
+    (root / "tests" / "properties").mkdir(parents=True)
+    (root / "tests" / "properties" / "p.py").write_text(PROPERTIES)
+    (root / "tests" / "properties" / "broken.py").write_text("import no_such_module\ndef prop_x(p): return True\n")
+    (root / "prop.sh").write_text(textwrap.dedent('''\
+        #!/bin/sh
+        case "$WITNESS_PROPERTY" in
+          pass) exit 0 ;;
+          fail) echo noise; echo "bad-total"; exit 1 ;;
+          failquiet) exit 1 ;;
+          weird) exit 7 ;;
+          seed) echo "seed=$WITNESS_SEED"; exit 1 ;;
+          fixture) cat "$WITNESS_FIXTURE"; echo; exit 1 ;;
+        esac
+        '''))
+    (root / "prop.sh").chmod(0o755)
+    return root
+
+
+MODES = ["bwrap", "none"]
+
+
+def evaluate(repo, mode, name, payload=None, timeout=5.0, seed="17", command=None, module="p.py"):
+    selector = name if command else f"tests/properties/{module}::{name}"
+    runner = PropertyRunner(repo, selector, seed, Sandbox(mode), timeout_seconds=timeout, command=command)
+    return runner(payload if payload is not None else {"a": 1})
+
+
+def test_bubblewrap_is_available_here():
+    assert bwrap_works() == "", "install bubblewrap: the README's set-up does (apt-get install bubblewrap)"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name, outcome, reason", [
+    ("prop_true", "pass", None),
+    ("prop_none", "pass", None),
+    ("prop_false", "fail", "false"),
+    ("prop_reason", "fail", "too-big"),
+    ("prop_long_reason", "fail", "exit:1"),
+    ("prop_raise", "fail", "raise:KeyError@tests/properties/p.py:11"),
+    ("prop_sys_exit", "fail", "raise:SystemExit@tests/properties/p.py:18"),
+    ("prop_prints_then_fails", "fail", "real-reason"),
+    ("prop_hang", "transport", "timeout"),
+    ("prop_busy", "transport", "timeout"),
+    ("prop_flood", "transport", "output_limit"),
+    ("prop_exit_zero", "transport", "no_verdict"),
+    ("prop_returns_int", "transport", "bad_return"),
+    ("prop_returns_empty", "transport", "bad_return"),
+    ("prop_crash", "transport", "signal:SIGKILL"),
+    ("prop_alloc", "fail", "raise:MemoryError@tests/properties/p.py:29"),
+])
+def test_python_harness(repo, mode, name, outcome, reason):
+    timeout = 1.5 if name in ("prop_hang", "prop_busy") else 10
+    result = evaluate(repo, mode, name, timeout=timeout)
+    assert (result.outcome, result.reason) == (outcome, reason), result.detail
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_module_that_does_not_import_is_a_transport_fault_that_says_why(repo, mode):
+    result = evaluate(repo, mode, "prop_x", module="broken.py")
+    assert (result.outcome, result.reason) == ("transport", "import")
+    assert "No module named 'no_such_module'" in result.detail
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_seed_pins_random_and_hash_order(repo, mode):
+    a = evaluate(repo, mode, "prop_random", seed="17")
+    b = evaluate(repo, mode, "prop_random", seed="17")
+    c = evaluate(repo, mode, "prop_random", seed="18")
+    assert a.reason == b.reason != c.reason
+    h1, h2 = evaluate(repo, mode, "prop_hash", seed="17"), evaluate(repo, mode, "prop_hash", seed="17")
+    assert h1.reason == h2.reason
+    assert hash_seed("17") == hash_seed("17") != hash_seed("18")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_environment_is_cleared(repo, mode, monkeypatch):
+    monkeypatch.setenv("GITHUB_PRIVATE_KEY", "-----BEGIN RSA PRIVATE KEY-----")
+    monkeypatch.setenv("REDIS_URL", "redis://localhost:6379/0")
+    names = evaluate(repo, mode, "prop_env").reason.removeprefix("env:").split(",")
+    assert "GITHUB_PRIVATE_KEY" not in names and "REDIS_URL" not in names
+    assert "WITNESS_RESULT" not in names  # the verdict channel is hidden from the property
+    assert {"WITNESS_PROPERTY", "WITNESS_FIXTURE", "WITNESS_SEED", "PYTHONHASHSEED"} <= set(names)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name, outcome, reason", [
+    ("pass", "pass", None),
+    ("fail", "fail", "bad-total"),
+    ("failquiet", "fail", "exit:1"),
+    ("weird", "transport", "exit:7"),
+    ("seed", "fail", "seed=42"),
+    ("fixture", "fail", '{"a":[1,{"b":null}]}'),
+])
+def test_runner_protocol_command(repo, mode, name, outcome, reason):
+    result = evaluate(repo, mode, name, payload={"a": [1, {"b": None}]}, seed="42", command=("./prop.sh",))
+    assert (result.outcome, result.reason) == (outcome, reason)
+
+
+def test_bwrap_has_no_network_and_no_host_files(repo, tmp_path):
+    (repo / "tests" / "properties" / "spy.py").write_text(textwrap.dedent('''
+        import os, socket
+        def prop_net(p):
+            try:
+                socket.create_connection(("127.0.0.1", 6379), 1)
+            except OSError as exc:
+                return "net:" + type(exc).__name__
+            return "net:connected"
+        def prop_files(p):
+            seen = [d for d in ("/root/.ssh", "/home", "/etc/passwd", "/work") if os.path.exists(d)]
+            return "files:" + ",".join(seen)
+        def prop_write(p):
+            try:
+                open("tests/written.txt", "w").write("x")
+            except OSError as exc:
+                return "write:" + type(exc).__name__
+            return "write:ok"
+    '''))
+    net = evaluate(repo, "bwrap", "prop_net", module="spy.py").reason
+    assert net.startswith("net:") and net != "net:connected"  # Redis listens on the host's loopback
+    assert evaluate(repo, "bwrap", "prop_files", module="spy.py").reason == "files:"
+    assert evaluate(repo, "bwrap", "prop_write", module="spy.py").reason == "write:OSError"
+    assert not (repo / "tests" / "written.txt").exists()
+
+
+def test_auto_falls_back_with_a_warning_only_when_bwrap_is_missing(monkeypatch):
+    warnings = []
+    assert choose("auto", warnings.append).mode == "bwrap" and warnings == []
+    monkeypatch.setattr("witness_gate.sandbox.bwrap_works", lambda: "bubblewrap (bwrap) is not installed")
+    assert choose("auto", warnings.append).mode == "none"
+    assert "plain subprocess" in warnings[0]
+    with pytest.raises(Exception, match="not installed"):
+        choose("bwrap", warnings.append)
+
+
+def test_evaluation_row_shape():
+    assert Evaluation("fail", "x", "", 0.123456).as_row() == {"outcome": "fail", "reason": "x", "seconds": 0.1235}

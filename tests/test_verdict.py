@@ -1,0 +1,181 @@
+"""The verdict of SPEC §6 from plain evidence: one row per line of the table, first match wins."""
+
+from datetime import datetime, timezone
+
+import pytest
+
+from witness_gate.attempt import Binding, Evidence, Policy, run_attempt, sign
+from witness_gate.budget import Contract
+from witness_gate.runner import Evaluation
+from witness_gate.shrink import ShrinkResult
+from witness_gate.verdict import FreezeMatch, Split, decide_property, exit_code, overall_label
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+POLICY = Policy(runs=5, min_reruns=3)
+CONTRACT = Contract("prop_x", "x holds", "all payloads")
+BINDING = Binding("p" * 64, "tests/properties/p.py::prop_x@abcdefabcdef", "prop_x", CONTRACT, "f" * 64, "17")
+IMPL = Split(impl_changed=True, oracle_changed=False)
+P, F = Evaluation("pass"), Evaluation("fail", "neg")
+
+
+def fail(reason="neg"):
+    return Evaluation("fail", reason)
+
+
+def T(kind="timeout"):
+    return Evaluation("transport", kind)
+
+
+def evidence(replays, first=None, stopped=True, budget_hit=False, unshrunk=()):
+    """Evidence of a property that failed once with 'neg', then replayed its witness."""
+    failed = first is None or any(r.outcome == "fail" for r in first)
+    return Evidence(
+        pinned_hash="a" * 64,
+        first=first or [fail()],
+        target_reason="neg" if failed else None,
+        shrink=ShrinkResult({"x": -1}, "neg", 3, 20, stopped, budget_hit) if failed else None,
+        witness={"x": -1} if failed else None,
+        witness_hash="b" * 64 if failed else "",
+        replays=list(replays),
+        unshrunk_replays=list(unshrunk),
+    )
+
+
+def passing(n=5):
+    return evidence([], first=[P] * n)
+
+
+def decide(ev, split=IMPL, binding=BINDING, hours=24.0, **kw):
+    return decide_property(binding, ev, split, POLICY, expires_in_hours=hours, now=NOW, **kw)
+
+
+ACCEPTED = FreezeMatch("prop_x", "f" * 64, "b" * 64, "2026-12-01T00:00:00Z", "octocat")
+
+
+@pytest.mark.parametrize("name, ev, kwargs, label, holds", [
+    ("mixed edit is refused", None, {"split": Split(True, True)}, "mixed_edit", []),
+    ("oracle only, property failing", evidence([F] * 5), {"split": Split(False, True)}, "oracle_defect", []),
+    ("oracle only, property passing", passing(), {"split": Split(False, True)}, "oracle_defect", []),
+    ("missing seed", None, {"binding": Binding("p" * 64, BINDING.property_id, "prop_x", CONTRACT, "f" * 64, "")},
+     "hold", ["missing:seed"]),
+    ("missing contract", None, {"binding": Binding("p" * 64, BINDING.property_id, "prop_x", None, "f" * 64, "17")},
+     "hold", ["missing:contract"]),
+    ("patch mismatch", None, {"extra_holds": ("patch_mismatch",)}, "hold", ["patch_mismatch"]),
+    ("transport fault on replay", evidence([F, F, T(), F, F]), {}, "hold", ["transport:timeout"]),
+    ("transport on first run", evidence([], first=[T("signal:SIGKILL")]), {}, "hold", ["transport:signal:SIGKILL"]),
+    ("shrink budget hit", evidence([F] * 5, stopped=False, budget_hit=True), {}, "hold", ["shrink_budget_hit"]),
+    ("too few replays", evidence([F, F]), {}, "hold", ["too_few_replays"]),
+    ("fixture digest moved", evidence([F, P, F, P, F]), {"digest_matches": False}, "hold", ["fixture_digest_moved"]),
+    ("two flake signatures", evidence([fail("a"), P, fail("b"), P, P]), {}, "hold", ["two_flake_signatures"]),
+    ("all fail, two reasons", evidence([fail("a"), fail("b")] * 2 + [fail("a")]), {}, "hold", ["two_flake_signatures"]),
+    ("flake with empty expiry", evidence([F, P, F, P, P]), {"hours": None}, "hold", ["expiry_empty"]),
+    ("witness passes, wide input fails", evidence([P] * 5, unshrunk=[F, P, P, P, P]), {}, "hold", ["shrink_distorted"]),
+    ("regression", evidence([F] * 5), {}, "regression", []),
+    ("regression is never frozen", evidence([F] * 5), {"freezes": (ACCEPTED,)}, "regression", []),
+    ("frozen flake", evidence([F, P, F, P, P]), {"freezes": (ACCEPTED,)}, "frozen", []),
+    ("frozen, even with no proposed expiry", evidence([F, P, F, P, P]), {"freezes": (ACCEPTED,), "hours": None}, "frozen", []),
+    ("expired freeze", evidence([F, P, F, P, P]),
+     {"freezes": (FreezeMatch("prop_x", "f" * 64, "b" * 64, "2026-11-30T11:59:59Z"),)}, "flake", []),
+    ("freeze of another witness", evidence([F, P, F, P, P]),
+     {"freezes": (FreezeMatch("prop_x", "f" * 64, "c" * 64, "2026-12-01T00:00:00Z"),)}, "flake", []),
+    ("freeze of another fixture", evidence([F, P, F, P, P]),
+     {"freezes": (FreezeMatch("prop_x", "e" * 64, "b" * 64, "2026-12-01T00:00:00Z"),)}, "flake", []),
+    ("flake", evidence([F, P, F, P, P]), {}, "flake", []),
+    ("not reproduced", evidence([P] * 5, unshrunk=[P] * 5), {}, "not_reproduced", []),
+    ("pass", passing(), {}, "pass", []),
+    ("pass on too few sample runs", passing(2), {}, "hold", ["too_few_replays"]),
+])
+def test_verdict_table(name, ev, kwargs, label, holds):
+    verdict = decide(ev, **kwargs)
+    assert (verdict.label, verdict.hold_reasons) == (label, holds), name
+
+
+def test_tables_are_recorded_for_a_flake():
+    verdict = decide(evidence([F, P, F, P, P]))
+    assert verdict.tables == {"gate": "freeze_candidate", "labels": "flake", "budget": "freeze_eligible",
+                              "freeze_allowed": "true"}
+    assert verdict.freeze_expires == "2026-12-01T12:00:00Z"
+    assert (verdict.failures, verdict.runs) == (2, 5)
+    assert verdict.proposes_freeze
+
+
+def test_a_hold_for_an_empty_expiry_alone_proposes_a_freeze():
+    assert decide(evidence([F, P, F, P, P]), hours=None).proposes_freeze
+    assert not decide(evidence([F, P, T(), P, P]), hours=None).proposes_freeze
+    assert not decide(evidence([F] * 5)).proposes_freeze
+
+
+def test_signatures():
+    assert sign([F, F, F]) == ["invariant:neg"] * 3
+    assert sign([F, P, F]) == ["flake:neg", None, "flake:neg"]
+    assert sign([P, T("timeout")]) == [None, "transport:timeout"]
+    assert sign([fail("a"), fail("b")]) == ["flake:a", "flake:b"]
+
+
+@pytest.mark.parametrize("labels, overall, code", [
+    ([], "pass", 0),
+    (["pass", "frozen"], "frozen", 0),
+    (["pass", "flake"], "flake", 3),
+    (["flake", "regression"], "regression", 1),
+    (["regression", "hold"], "hold", 1),  # the label follows §6's order; a regression still blocks
+    (["not_reproduced", "pass"], "not_reproduced", 3),
+    (["mixed_edit"], "mixed_edit", 1),
+    (["oracle_defect", "regression"], "oracle_defect", 1),
+])
+def test_pull_request_label_and_exit_code(labels, overall, code):
+    assert overall_label(labels) == overall
+    assert exit_code(labels) == code
+
+
+# -- the attempt pipeline with an in-process evaluator -------------------------------------------
+def bad(payload):
+    return isinstance(payload, dict) and bool(payload.get("bad"))
+
+
+class Scripted:
+    """An evaluator that answers from a script of outcomes, by call order."""
+
+    def __init__(self, decide_row):
+        self.decide_row = decide_row
+        self.calls = []
+
+    def __call__(self, payload):
+        self.calls.append(payload)
+        return self.decide_row(payload, len(self.calls))
+
+
+def test_a_pass_replays_until_the_sample_plan_is_met():
+    ev = Scripted(lambda p, n: P)
+    evidence_ = run_attempt({"a": [1, 2]}, ev, POLICY)
+    assert len(ev.calls) == 5 and not evidence_.failed_once
+    assert decide(evidence_).label == "pass"
+
+
+def test_a_failure_in_the_sample_plan_starts_the_shrink():
+    ev = Scripted(lambda p, n: fail() if n == 3 or (n > 3 and bad(p)) else P)
+    evidence_ = run_attempt({"bad": True, "wide": list(range(20))}, ev, POLICY)
+    assert [r.outcome for r in evidence_.first] == ["pass", "pass", "fail"]
+    assert evidence_.witness == {"bad": True}
+    assert [r.outcome for r in evidence_.replays] == ["fail"] * 5
+    assert decide(evidence_).label == "regression"
+
+
+def test_the_first_failure_is_not_evaluated_twice():
+    ev = Scripted(lambda p, n: fail() if bad(p) else P)
+    evidence_ = run_attempt({"bad": 1}, ev, POLICY)
+    assert evidence_.shrink.evaluations == len(ev.calls) - 5  # the start came from the first run
+    assert ev.calls.count({"bad": 1}) == 1 + 5  # the first run, then the witness replays
+
+
+def test_a_witness_that_never_fails_replays_the_unshrunk_input():
+    ev = Scripted(lambda p, n: fail() if n == 1 else P)
+    evidence_ = run_attempt({"x": 1}, ev, POLICY)
+    assert len(evidence_.replays) == 5 and len(evidence_.unshrunk_replays) == 5
+    assert decide(evidence_).label == "not_reproduced"
+
+
+def test_a_transport_fault_on_the_first_run_stops_the_attempt():
+    ev = Scripted(lambda p, n: T("timeout"))
+    evidence_ = run_attempt({"x": 1}, ev, POLICY)
+    assert len(ev.calls) == 1 and evidence_.shrink is None
+    assert decide(evidence_).hold_reasons == ["transport:timeout"]
