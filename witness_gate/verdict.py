@@ -76,10 +76,10 @@ def decide_property(
     `evidence` is None when nothing ran (a missing identifier, a refused patch). `extra_holds`
     carries what only the shell can see, such as `patch_mismatch` or `sandbox_unavailable`.
     """
-    if split.mixed:
-        return Verdict("mixed_edit")
     holds = list(extra_holds) + binding.missing()
     if evidence is None:
+        if split.mixed:
+            return Verdict("mixed_edit")
         return Verdict("oracle_defect" if split.oracle_changed else "hold", hold_reasons=holds or ["not_run"])
 
     rows = evidence.series
@@ -112,7 +112,8 @@ def decide_property(
                       "freeze_allowed": str(allowed).lower()}
 
     if split.oracle_changed:
-        verdict.label = "oracle_defect"
+        # the evidence stays on the record, but an oracle the diff rewrote cannot certify anything
+        verdict.label = "mixed_edit" if split.mixed else "oracle_defect"
         return verdict
 
     holds += evidence.transport

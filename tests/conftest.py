@@ -1,0 +1,53 @@
+"""Shared helpers: git repositories built in the test, and the CLI run as a real process."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+class GitRepo:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "user.name", "Test")
+        self.git("config", "user.email", "test@example.invalid")
+
+    def git(self, *args: str) -> str:
+        return subprocess.run(["git", "-C", str(self.path), *args], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    def write(self, files: dict) -> None:
+        for rel, content in files.items():
+            target = self.path / rel
+            if content is None:
+                target.unlink()
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, (dict, list)):
+                content = json.dumps(content, indent=1)
+            target.write_text(content)
+
+    def commit(self, files: dict, message: str = "change") -> str:
+        self.write(files)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+
+@pytest.fixture
+def git_repo(tmp_path):
+    return GitRepo(tmp_path / "repo")
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
