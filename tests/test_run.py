@@ -1,0 +1,163 @@
+"""`python -m witness_gate run`: the whole gate between two commits of a real git repository."""
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import ROOT, GitRepo, run_cli
+from witness_gate.gitrepo import changed_paths
+
+PROPS = '''
+from calc import double
+from witness_gate import contract
+
+@contract(invariant="double(x) == x + x", domain="integers")
+def prop_double(fixture):
+    return all(double(x) == x + x for x in fixture["xs"]) or "double-wrong"
+'''
+
+
+def base_repo(git_repo: GitRepo, config: str = "version: 1\n") -> GitRepo:
+    git_repo.commit({
+        "src/calc.py": "def double(x):\n    return 2 * x\n",
+        "tests/properties/test_calc.py": PROPS,
+        "tests/fixtures/prop_double.json": {"xs": list(range(-20, 20))},
+        ".witness.yml": config,
+        "README.md": "calc\n",
+    }, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    return git_repo
+
+
+def gate(repo: GitRepo, *extra: str):
+    return run_cli("run", "--repo", str(repo.path), "--base", "main", "--head", "patch",
+                   "--out", str(repo.path.parent / "out"), *extra, cwd=repo.path.parent)
+
+
+def test_a_passing_change(git_repo):
+    repo = base_repo(git_repo)
+    repo.commit({"src/calc.py": "def double(x):\n    return x + x\n"})
+    done = gate(repo, "--json")
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads(done.stdout)
+    assert (row["assertion_id"], row["verdict"], row["failures"], row["runs"]) == ("prop_double", "pass", 0, 5)
+
+
+def test_a_regression_shrinks_to_the_culprit(git_repo):
+    repo = base_repo(git_repo)
+    repo.commit({"src/calc.py": "def double(x):\n    return 2 * x if x != 13 else 27\n"})
+    done = gate(repo)
+    assert done.returncode == 1, done.stderr
+    assert "regression" in done.stdout
+    records = list((repo.path.parent / "out").glob("*/prop_double.attempt.json"))
+    record = json.loads(records[0].read_text())
+    assert record["witness"] == {"xs": [13]}
+    assert record["fixture"]["path"] == "tests/fixtures/prop_double.json"
+    assert record["split"] == {"impl_changed": True, "oracle_changed": False}
+    assert len(record["patch_digest"]) == 64 and record["tables"]["gate"] == "reject"
+
+
+def test_a_mixed_edit_is_refused_before_anything_runs(git_repo):
+    repo = base_repo(git_repo)
+    repo.commit({"src/calc.py": "def double(x):\n    return 3 * x\n",
+                 "tests/properties/test_calc.py": PROPS.replace("x + x", "3 * x")})
+    done = gate(repo)
+    assert done.returncode == 1
+    assert "verdict: mixed_edit" in done.stdout and "tests/properties/test_calc.py" in done.stdout
+    assert not (repo.path.parent / "out").exists()
+
+
+def test_a_rename_counts_at_both_paths(git_repo):
+    repo = base_repo(git_repo)
+    repo.git("mv", "tests/properties/test_calc.py", "src/test_calc_moved.py")
+    repo.git("commit", "-q", "-m", "move the oracle into src")
+    assert changed_paths(repo.path, "main", "patch") == ["src/test_calc_moved.py", "tests/properties/test_calc.py"]
+    done = gate(repo)
+    assert done.returncode == 1 and "mixed_edit" in done.stdout
+
+
+def test_an_oracle_only_change_is_an_oracle_defect(git_repo):
+    repo = base_repo(git_repo)
+    repo.commit({"tests/properties/test_calc.py": PROPS + "\n# reworded\n"})
+    done = gate(repo, "--json")
+    assert done.returncode == 3, done.stderr
+    assert [row["verdict"] for row in json.loads(done.stdout)] == ["oracle_defect"]
+
+
+def test_a_change_outside_impl_and_oracle_is_skipped(git_repo):
+    repo = base_repo(git_repo)
+    repo.commit({"README.md": "calc, documented\n"})
+    done = gate(repo)
+    assert done.returncode == 0
+    assert "verdict: skipped: no implementation or oracle path changed" in done.stdout
+
+
+def test_the_config_comes_from_base_not_head(git_repo):
+    # head tries to widen the impl prefix so its oracle edit looks like code; base's config rules
+    repo = base_repo(git_repo)
+    repo.commit({".witness.yml": "version: 1\npaths:\n  impl: ['src/', 'tests/']\n  oracle: []\n",
+                 "src/calc.py": "def double(x):\n    return 3 * x\n"})
+    done = gate(repo)
+    assert done.returncode == 1 and "mixed_edit" in done.stdout  # .witness.yml is an oracle path
+
+
+def test_a_broken_config_on_base_names_file_line_and_key(git_repo):
+    repo = base_repo(git_repo, config="version: 1\npolicy:\n  runs: many\n")
+    repo.commit({"src/calc.py": "def double(x):\n    return x + x\n"})
+    done = gate(repo)
+    assert done.returncode == 2
+    assert ".witness.yml (at base " in done.stderr
+    assert ":3: policy.runs: expected an integer >= 1, got 'many'" in done.stderr
+
+
+def test_the_fixture_is_pinned_from_base(git_repo):
+    # even where the config forgets to call fixtures oracle paths, head cannot swap the input
+    repo = base_repo(git_repo, config="version: 1\npaths:\n  impl: ['src/']\n  oracle: ['tests/properties/']\n")
+    repo.commit({"src/calc.py": "def double(x):\n    return 2 * x if x != 13 else 27\n",
+                 "tests/fixtures/prop_double.json": {"xs": [1, 2]}})
+    done = gate(repo, "--json")
+    assert done.returncode == 1, done.stderr
+    [row] = json.loads(done.stdout)
+    assert row["verdict"] == "regression"
+
+
+def test_a_missing_fixture_or_contract_holds_and_says_how_to_fix_it(git_repo):
+    repo = base_repo(git_repo)
+    repo.commit({"src/calc.py": "def double(x):\n    return x + x\n",
+                 }, "impl")
+    repo.git("checkout", "-q", "main")
+    repo.commit({"tests/properties/test_calc.py": PROPS + "\ndef prop_no_contract(f):\n    return True\n",
+                 "tests/fixtures/prop_double.json": None}, "base without a fixture")
+    repo.git("checkout", "-q", "patch")
+    repo.git("rebase", "-q", "main")
+    done = gate(repo)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "no fixture at tests/fixtures/prop_double.json on the base commit" in done.stdout
+    assert "missing:fixture_digest" in done.stdout
+    assert "prop_no_contract has no complete contract: add @contract" in done.stdout
+
+
+def test_a_property_that_hangs_or_cannot_import_is_a_hold(git_repo):
+    repo = base_repo(git_repo, config="version: 1\npolicy:\n  timeout_seconds: 1\n")
+    repo.commit({"src/calc.py": "import time\ndef double(x):\n    time.sleep(30)\n    return x + x\n"})
+    done = gate(repo)
+    assert done.returncode == 3
+    assert "transport:timeout" in done.stdout
+
+
+def test_the_shipped_example_shows_pass_regression_and_flake(tmp_path):
+    dest = tmp_path / "orders"
+    subprocess.run(["bash", str(ROOT / "examples/orders/make_repo.sh"), str(dest)], check=True, capture_output=True)
+    done = run_cli("run", "--repo", str(dest), "--base", "main", "--head", "agent-patch",
+                   "--out", str(tmp_path / "out"), "--json", cwd=tmp_path)
+    verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)}
+    assert verdicts == {"prop_converted_total_rounds_half_up": "flake",
+                        "prop_order_total_non_negative": "regression",
+                        "prop_receipt_lists_every_line": "pass"}, done.stderr
+    assert done.returncode == 1
+    [record] = (tmp_path / "out").glob("*/prop_order_total_non_negative.attempt.json")
+    assert json.loads(record.read_text())["witness"] == {"orders": [{"lines": [{"price": 0, "qty": 10}]}]}
+    [flake] = (tmp_path / "out").glob("*/prop_converted_total_rounds_half_up.attempt.json")
+    freeze = json.loads(flake.read_text())["freeze"]
+    assert freeze["state"] == "proposed" and freeze["expires_in_hours"] == 24
