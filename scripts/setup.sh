@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install what witness-gate needs on a fresh machine: bubblewrap and git (Debian), the package (pip).
+# Usage: scripts/setup.sh [--dev]   (--dev adds the test tools)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+command -v git >/dev/null 2>&1 || need+=(git)
+if [ ${#need[@]} -gt 0 ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "setup: installing ${need[*]} with apt-get" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "setup: please install ${need[*]} (no apt-get here); the gate warns and runs without a sandbox" >&2
+  fi
+fi
+
+extra=""
+[ "${1:-}" = "--dev" ] && extra="[dev]"
+python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -e ".${extra}"

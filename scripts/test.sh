@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Set up with the test tools, then run the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --dev
+python3 -m pytest "$@"
