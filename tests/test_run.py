@@ -161,3 +161,39 @@ def test_the_shipped_example_shows_pass_regression_and_flake(tmp_path):
     [flake] = (tmp_path / "out").glob("*/prop_converted_total_rounds_half_up.attempt.json")
     freeze = json.loads(flake.read_text())["freeze"]
     assert freeze["state"] == "proposed" and freeze["expires_in_hours"] == 24
+
+
+def test_a_checkout_that_does_not_match_the_head_tree_holds_patch_mismatch(git_repo, tmp_path, monkeypatch):
+    from witness_gate import gitrepo, local
+    from witness_gate.report import PlainReporter
+    from witness_gate.sandbox import Sandbox
+
+    repo = base_repo(git_repo)
+    repo.commit({"src/calc.py": "def double(x):\n    return x + x\n"})
+    real_export = gitrepo.export
+
+    def tampered_export(repo_path, ref, dest):
+        real_export(repo_path, ref, dest)
+        (dest / "src" / "calc.py").write_text("def double(x):\n    return 2 * x\n")  # not the head's code
+
+    monkeypatch.setattr(gitrepo, "export", tampered_export)
+    outcome = local.run(repo.path, "main", "patch", sandbox=Sandbox("bwrap"), out_dir=tmp_path / "out",
+                        reporter=PlainReporter(open("/dev/null", "w")))
+    [result] = outcome.results
+    assert (result.verdict.label, result.verdict.hold_reasons) == ("hold", ["patch_mismatch"])
+    assert result.evidence is None  # nothing ran on code that is not the head
+
+
+def test_check_outside_git_holds_for_the_missing_patch_digest(tmp_path):
+    (tmp_path / "props").mkdir()
+    (tmp_path / "props" / "p.py").write_text(
+        "from witness_gate import contract\n"
+        "@contract(invariant='true', domain='any')\n"
+        "def prop_ok(p):\n    return True\n")
+    (tmp_path / "f.json").write_text('{"a": 1}')
+    assert run_cli("pin", "--fixture", "f.json", "--generator-version", "1", "--out", "f.lock", cwd=tmp_path).returncode == 0
+    done = run_cli("check", "--lock", "f.lock", "--properties", "props", "--out", "w", "--json", cwd=tmp_path)
+    assert done.returncode == 3
+    assert json.loads(done.stdout)[0]["verdict"] == "hold"
+    record = json.loads((tmp_path / "w" / "prop_ok.attempt.json").read_text())
+    assert record["hold_reasons"] == ["missing:patch_digest"]

@@ -27,7 +27,12 @@ STYLE = {
 
 
 def console_for(stream: TextIO) -> Console:
-    return Console(file=stream, highlight=False, soft_wrap=False, width=None if stream.isatty() else 120)
+    return Console(file=stream, highlight=False, width=None if stream.isatty() else 120)
+
+
+def _raw(console: Console, text: str) -> None:
+    """JSON and paths are printed unwrapped, so they copy and paste whole."""
+    console.print(text, markup=False, soft_wrap=True)
 
 
 class PlainReporter:
@@ -133,7 +138,7 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
         if v.hold_reasons and v.label == "hold":
             console.print(f"[yellow]{r.target.assertion_id}[/]: hold because {', '.join(v.hold_reasons)}")
         for note in r.notes:
-            console.print(f"  {r.target.assertion_id}: {note}", markup=False)
+            _raw(console, f"  {r.target.assertion_id}: {note}")
         if r.evidence is not None and r.evidence.failed_once:
             shrink = r.evidence.shrink
             console.print(
@@ -141,17 +146,17 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
                 f"{shrink.steps} steps, {shrink.evaluations} evaluations; "
                 f"{'local stop' if shrink.stopped else 'budget hit'}):"
             )
-            console.print("  " + json.dumps(r.evidence.witness, sort_keys=True), markup=False)
+            _raw(console, "  " + json.dumps(r.evidence.witness, sort_keys=True))
             if r.witness_path:
-                console.print(f"  file: {r.witness_path}", markup=False)
+                _raw(console, f"  file: {r.witness_path}")
         if r.freeze:
             console.print(f"[bold]proposed freeze[/] for {r.target.assertion_id} "
                           "(silences nothing until a person accepts it):")
-            console.print(json.dumps(r.freeze, indent=2, sort_keys=True), markup=False)
+            _raw(console, json.dumps(r.freeze, indent=2, sort_keys=True))
         if v.frozen_by:
             console.print(f"{r.target.assertion_id}: frozen until {v.frozen_by.expires_at}"
                           + (f" by @{v.frozen_by.accepted_by}" if v.frozen_by.accepted_by else ""))
-    console.print(f"records: {out_dir}", markup=False)
+    _raw(console, f"records: {out_dir}")
     console.print(f"[bold]verdict: [{STYLE.get(overall, '')}]{overall}[/][/] (exit {code})")
 
 

@@ -88,6 +88,8 @@ class GateRun:
             seed=lock.seed if lock else "",
         )
         notes = [n for n in (pinned.problem, target.contract_problem) if n]
+        if not self.patch_digest:
+            notes.append("no patch digest: run inside a git repository so the code under test can be hashed")
         evidence = None
         refused = self.split.mixed or bool(binding.missing()) or bool(self.extra_holds)
         if not refused and pinned.fixture is not None:
