@@ -211,3 +211,14 @@ def test_a_fixture_that_is_not_json_is_refused_by_name(tmp_path):
     done = run_cli("pin", "--fixture", "f.json", "--generator-version", "1", "--out", "x.lock", cwd=tmp_path)
     assert done.returncode == 2
     assert "f.json:1:2: not JSON (Expecting property name enclosed in double quotes)" in done.stderr
+
+
+def test_freeze_refuses_a_recorded_attempt_that_is_not_a_flake(shop, checked, tmp_path):
+    # the regression's own witness and counts: every field is present, the label is wrong
+    rec = json.loads((shop.path / ".artifacts/witnesses/prop_count_preserved.attempt.json").read_text())
+    done = run_cli("freeze", "--assertion", "prop_count_preserved", "--lock", ".artifacts/fixture.lock",
+                   "--witness", f".artifacts/witnesses/{rec['witness_file']}", "--failures", "3", "--runs", "20",
+                   "--expires-in-hours", "24", cwd=shop.path)
+    assert done.returncode == 2
+    assert "recorded 20/20, not 3/20" in done.stderr
+    assert "is labelled regression" in done.stderr

@@ -250,6 +250,9 @@ def cmd_freeze(args: argparse.Namespace) -> int:
                             f"not {args.failures}/{args.runs}")
         if rec.get("witness_hash") != witness["witness_hash"]:
             problems.append(f"{record_path.name} recorded another witness")
+        if not (rec.get("label") == "flake" or (rec.get("label") == "hold" and rec.get("hold_reasons") == ["expiry_empty"])):
+            problems.append(f"{record_path.name} is labelled {rec.get('label')} "
+                            f"({', '.join(rec.get('hold_reasons') or []) or 'no hold reason'}), not a flake")
     if args.expires_in_hours > config.max_hours:
         problems.append(f"--expires-in-hours {args.expires_in_hours:g} is beyond freeze.max_hours ({config.max_hours:g})")
     if problems:
