@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from witness_gate.runner import Evaluation, PropertyRunner, hash_seed
-from witness_gate.sandbox import Sandbox, bwrap_works, choose
+from witness_gate.sandbox import Sandbox, bwrap_works, choose, make_readable, stage_directory
 
 PROPERTIES = '''
 import os, random, sys, time
@@ -59,7 +59,7 @@ def repo(tmp_path_factory):
         esac
         '''))
     (root / "prop.sh").chmod(0o755)
-    return root
+    return stage_directory(root)  # as the gate does: the sandbox uid reads a staged copy
 
 
 MODES = ["bwrap", "none"]
@@ -161,6 +161,7 @@ def test_bwrap_has_no_network_and_no_host_files(repo, tmp_path):
                 return "write:" + type(exc).__name__
             return "write:ok"
     '''))
+    make_readable(repo)
     net = evaluate(repo, "bwrap", "prop_net", module="spy.py").reason
     assert net.startswith("net:") and net != "net:connected"  # Redis listens on the host's loopback
     assert evaluate(repo, "bwrap", "prop_files", module="spy.py").reason == "files:"
@@ -176,6 +177,18 @@ def test_auto_falls_back_with_a_warning_only_when_bwrap_is_missing(monkeypatch):
     assert "plain subprocess" in warnings[0]
     with pytest.raises(Exception, match="not installed"):
         choose("bwrap", warnings.append)
+
+
+def test_a_sandbox_that_cannot_mount_the_checkout_is_a_transport_fault(tmp_path):
+    if Sandbox("bwrap").identity.uid is None:
+        pytest.skip("only a gate running as root drops to a uid that cannot read the caller's files")
+    hidden = tmp_path / "hidden"
+    hidden.mkdir(mode=0o700)
+    (hidden / "p.py").write_text("def prop_x(p): return True\n")
+    hidden.parent.chmod(0o700)
+    result = PropertyRunner(hidden, "p.py::prop_x", "1", Sandbox("bwrap"), timeout_seconds=5)({})
+    assert (result.outcome, result.reason) == ("transport", "sandbox")
+    assert "Permission denied" in result.detail
 
 
 def test_evaluation_row_shape():

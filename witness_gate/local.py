@@ -15,7 +15,7 @@ from witness_gate.config import CONFIG_NAME, Config, parse_config
 from witness_gate.discover import PropertyTarget, discover
 from witness_gate.labels import split_paths
 from witness_gate.lock import Lock, LockError, load_pinned, parse_fixture
-from witness_gate.sandbox import Sandbox
+from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 from witness_gate.session import GateRun, Pinned, PropertyResult, Reporter
 from witness_gate.verdict import Split
 
@@ -64,9 +64,13 @@ def check(
         lock = Lock(lock.path, lock.fixture_digest, lock.generator_version, seed)
     targets = _discover(repo, properties_dir, config)
     digest = working_patch_digest(repo)
-    run = GateRun(repo, digest, Split(impl_changed=True, oracle_changed=False), policy, config,
-                  sandbox, out_dir, reporter)
-    results = run.gate(targets, lambda _t: Pinned(lock, fixture))
+    checkout = stage_directory(repo)  # the sandbox reads a copy, never the working tree itself
+    try:
+        run = GateRun(checkout, digest, Split(impl_changed=True, oracle_changed=False), policy, config,
+                      sandbox, out_dir, reporter)
+        results = run.gate(targets, lambda _t: Pinned(lock, fixture))
+    finally:
+        shutil.rmtree(checkout, ignore_errors=True)
     header = f"witness-gate check: {len(targets)} properties on {lock.path} (seed {lock.seed}, sandbox {sandbox.mode})"
     return Outcome(results, header)
 
@@ -116,6 +120,7 @@ def run(
         holds = ()
         if gitrepo.tree_of_directory(repo, checkout) != head_tree:
             holds = ("patch_mismatch",)
+        make_readable(checkout)
         targets = _discover(checkout, config.properties_dir, config)
         gate = GateRun(checkout, digest, Split(impl, oracle), policy, config, sandbox, out_dir,
                        reporter, extra_holds=holds)

@@ -10,15 +10,13 @@ import selectors
 import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from witness_gate.canonical import canonical_bytes
-from witness_gate.sandbox import Limits, Sandbox, limit_child
+from witness_gate.sandbox import Limits, Sandbox, end_leftovers
 
 MAX_REASON = 200
 DETAIL_CHARS = 2000
@@ -63,7 +61,7 @@ class PropertyRunner:
         return self.evaluate(payload)
 
     def evaluate(self, payload: Any) -> Evaluation:
-        scratch = Path(tempfile.mkdtemp(prefix="witness-eval-"))
+        scratch = self.sandbox.make_scratch()
         try:
             return self._evaluate_in(scratch, payload)
         finally:
@@ -81,7 +79,7 @@ class PropertyRunner:
             "WITNESS_SEED": self.seed,
         }
         if self.command is None:
-            argv = [sys.executable, "-B", "-m", "witness_gate.harness"]
+            argv = [self.sandbox.python, "-B", "-m", "witness_gate.harness"]
             env["WITNESS_RESULT"] = self.sandbox.scratch_path(scratch, "result.json")
         else:
             argv = list(self.command)
@@ -91,13 +89,14 @@ class PropertyRunner:
             memory_bytes=self.limits.memory_bytes,
             file_bytes=self.limits.file_bytes,
             open_files=self.limits.open_files,
+            processes=self.limits.processes,
             output_bytes=self.limits.output_bytes,
         )
         started = time.monotonic()
         try:
             proc = subprocess.Popen(
                 argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=limit_child(limits),
+                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=self.sandbox.preexec(limits),
             )
         except OSError as exc:
             return Evaluation("transport", "start", f"could not start {argv[0]}: {exc.strerror}")
@@ -107,6 +106,8 @@ class PropertyRunner:
         if fault:
             return Evaluation("transport", fault, detail, seconds)
         code = proc.returncode
+        if self.sandbox.mode == "bwrap" and code == 1 and detail.startswith("bwrap: "):
+            return Evaluation("transport", "sandbox", detail, seconds)  # the sandbox itself failed
         if self.sandbox.mode == "bwrap" and code > 128:
             code = 128 - code  # bubblewrap reports its child's death by signal N as exit 128+N
         if code < 0:
@@ -186,6 +187,7 @@ def _collect(proc: subprocess.Popen, deadline: float, cap: int) -> tuple[bytes, 
     proc.stdout.close()
     proc.stderr.close()
     proc.wait()
+    end_leftovers()  # orphans that left the group came to us as their subreaper
     return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), fault
 
 

@@ -1,24 +1,31 @@
-"""Where an evaluation runs: bubblewrap when it is there, else a plain subprocess with limits."""
+"""Where an evaluation runs: bubblewrap as a dedicated non-root uid, else a plain subprocess with limits.
+
+Everything the sandboxed process may see is staged where that uid can read it: a copy of the
+harness (three files of this package, never the bot's checkout), the checkout itself, and a
+fresh scratch directory per evaluation that only it can write.
+"""
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import resource
+import signal
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import witness_gate
-
 MODES = ("auto", "bwrap", "none")
-PACKAGE_PARENT = str(Path(witness_gate.__file__).resolve().parent.parent)
+HARNESS_FILES = ("__init__.py", "contracts.py", "harness.py")  # all a property may import of the gate
 REPO_MOUNT = "/repo"
 SCRATCH_MOUNT = "/scratch"
 GATE_MOUNT = "/opt/witness-gate"
+DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
 
 
 class SandboxUnavailable(RuntimeError):
@@ -31,7 +38,135 @@ class Limits:
     memory_bytes: int = 2 * 1024**3
     file_bytes: int = 64 * 1024**2
     open_files: int = 256
+    processes: int = 64  # per sandbox uid; enforced only when the gate runs as root and drops to it
     output_bytes: int = 1024**2  # per stream; more is a transport fault
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who the sandboxed process runs as: the dedicated uid when the gate is root, else the caller."""
+
+    uid: int | None
+    gid: int | None
+    python: str
+
+    @classmethod
+    def from_environment(cls) -> "Identity":
+        if not _is_root():
+            return cls(None, None, sys.executable)
+        uid = int(os.environ.get("WITNESS_SANDBOX_UID", DEFAULT_SANDBOX_UID))
+        gid = int(os.environ.get("WITNESS_SANDBOX_GID", uid))
+        # root's interpreter may live where that uid cannot read (pyenv under /root)
+        python = os.environ.get("WITNESS_SANDBOX_PYTHON") or _readable_python()
+        return cls(uid, gid, python)
+
+
+def _readable_python() -> str:
+    real = os.path.realpath(sys.executable)
+    if real.startswith("/usr/"):
+        return sys.executable
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if os.path.exists(candidate):
+            return candidate
+    raise SandboxUnavailable(
+        "no Python the sandbox uid can read (looked for /usr/bin/python3); install python3 with "
+        "apt-get or set WITNESS_SANDBOX_PYTHON"
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _stage_root() -> Path:
+    """A per-process directory the sandbox uid can traverse, holding the harness copy."""
+    root = Path(tempfile.mkdtemp(prefix="witness-stage-"))
+    root.chmod(0o755)
+    package = Path(__file__).resolve().parent
+    target = root / "gate" / "witness_gate"
+    target.mkdir(parents=True)
+    for name in HARNESS_FILES:
+        shutil.copyfile(package / name, target / name)
+    for path in (root / "gate", target, *target.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    import atexit
+
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return root
+
+
+def stage_directory(source: Path) -> Path:
+    """A read-only-by-design copy of `source` the sandbox uid can read, without .git."""
+    dest = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
+    shutil.copytree(source, dest, dirs_exist_ok=True, symlinks=True,
+                    ignore=shutil.ignore_patterns(".git", "__pycache__", ".artifacts"))
+    make_readable(dest)
+    return dest
+
+
+def make_readable(tree: Path) -> None:
+    """Let the sandbox uid read a checkout; nothing in it becomes writable by others."""
+    for dirpath, dirnames, filenames in os.walk(tree):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                mode = os.stat(path).st_mode
+                os.chmod(path, 0o755 if mode & 0o111 else 0o644)
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+@functools.lru_cache(maxsize=1)
+def become_subreaper() -> bool:
+    """Make orphaned descendants of evaluations our children, so they can be killed and reaped.
+
+    bubblewrap's outer process exits before reaping its inner one, and a property may daemonize;
+    either way the orphan would otherwise go to PID 1, which in a container may never reap it
+    (and zombies of the sandbox uid count against its process limit).
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _children() -> list[int]:
+    me = str(os.getpid())
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read().decode(errors="replace")
+        except OSError:
+            continue
+        # the command name may hold spaces and parentheses: fields resume after the last ')'
+        if stat[stat.rfind(")") + 2 :].split()[1] == me:
+            found.append(int(entry))
+    return found
+
+
+def end_leftovers(keep: set[int] = frozenset()) -> int:
+    """Kill and reap every child but `keep`: whatever an evaluation left behind. Returns how many."""
+    ended = 0
+    for pid in _children():
+        if pid in keep:
+            continue
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(pid, 0)
+            ended += 1
+        except ChildProcessError:
+            pass
+    return ended
 
 
 @dataclass(frozen=True)
@@ -39,19 +174,37 @@ class Sandbox:
     """How to wrap one evaluation's argv; `mode` is "bwrap" or "none"."""
 
     mode: str
+    identity: Identity = field(default_factory=Identity.from_environment)
+
+    @property
+    def python(self) -> str:
+        return self.identity.python
+
+    def make_scratch(self) -> Path:
+        """A fresh directory only the sandboxed process can write."""
+        become_subreaper()
+        scratch = Path(tempfile.mkdtemp(prefix="eval-", dir=_stage_root()))
+        if self.identity.uid is not None:
+            os.chown(scratch, self.identity.uid, self.identity.gid)
+        return scratch
 
     def wrap(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str]) -> tuple[list[str], dict[str, str], str]:
         """(argv, environment, working directory) for the process to start."""
+        gate = str(_stage_root() / "gate")
         if self.mode == "none":
-            inner = {**env, "PYTHONPATH": PACKAGE_PARENT, "HOME": str(scratch), "TMPDIR": str(scratch)}
+            inner = {**env, "PYTHONPATH": gate, "HOME": str(scratch), "TMPDIR": str(scratch)}
             return argv, inner, str(repo)
         inner = {**env, "PYTHONPATH": GATE_MOUNT, "HOME": SCRATCH_MOUNT, "TMPDIR": "/tmp"}
         args = [
             "bwrap",
             "--unshare-all",  # user, ipc, pid, net, uts, cgroup: no network at all
+            "--unshare-user",
+            "--disable-userns",  # no nested namespaces to climb out of
+            "--cap-drop", "ALL",
             "--die-with-parent",
-            "--new-session",
+            "--new-session",  # no TIOCSTI into the gate's terminal
             "--clearenv",
+            "--hostname", "witness-sandbox",
             "--ro-bind", "/usr", "/usr",
             "--symlink", "usr/lib", "/lib",
             "--symlink", "usr/lib64", "/lib64",
@@ -61,10 +214,10 @@ class Sandbox:
             "--dev", "/dev",
             "--tmpfs", "/tmp",
         ]
-        for prefix in _interpreter_dirs():
+        for prefix in _interpreter_dirs(self.python):
             args += ["--ro-bind", prefix, prefix]
         args += [
-            "--ro-bind", PACKAGE_PARENT + "/witness_gate", GATE_MOUNT + "/witness_gate",
+            "--ro-bind", gate, GATE_MOUNT,
             "--ro-bind", str(repo), REPO_MOUNT,
             "--bind", str(scratch), SCRATCH_MOUNT,
             "--chdir", REPO_MOUNT,
@@ -77,29 +230,55 @@ class Sandbox:
         """A scratch file's path as the sandboxed process sees it."""
         return f"{SCRATCH_MOUNT}/{name}" if self.mode == "bwrap" else str(scratch / name)
 
+    def preexec(self, limits: Limits) -> Callable[[], None]:
+        """Set the limits (as root, so hard limits stick), then drop to the sandbox uid."""
+        identity = self.identity
 
-def _interpreter_dirs() -> list[str]:
-    """The Python installation(s) the harness needs, bound at their own paths."""
-    dirs = []
-    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
-        real = os.path.realpath(prefix)
-        if not real.startswith("/usr") and real not in dirs:
-            dirs.append(real)
-    return sorted(dirs)
+        def apply() -> None:
+            for which, value in (
+                (resource.RLIMIT_CPU, limits.cpu_seconds),
+                (resource.RLIMIT_AS, limits.memory_bytes),
+                (resource.RLIMIT_FSIZE, limits.file_bytes),
+                (resource.RLIMIT_NOFILE, limits.open_files),
+                (resource.RLIMIT_CORE, 0),
+            ):
+                resource.setrlimit(which, (value, value))
+            if identity.uid is not None:
+                resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+                os.setgroups([])
+                os.setgid(identity.gid)
+                os.setuid(identity.uid)
+
+        return apply
+
+
+def _interpreter_dirs(python: str) -> list[str]:
+    """The Python installation the harness needs, bound at its own path (nothing under /usr twice)."""
+    dirs = set()
+    if python == sys.executable:
+        dirs.update({sys.prefix, sys.base_prefix, sys.exec_prefix})
+    dirs.add(os.path.dirname(os.path.dirname(os.path.realpath(python))))
+    return sorted({os.path.realpath(d) for d in dirs if not os.path.realpath(d).startswith("/usr")})
 
 
 @functools.lru_cache(maxsize=1)
 def bwrap_works() -> str:
-    """'' when bubblewrap can start a sandbox here, else why not."""
+    """'' when bubblewrap can start a sandbox here, as the uid it will run as; else why not."""
     if shutil.which("bwrap") is None:
         return "bubblewrap (bwrap) is not installed; apt-get install bubblewrap"
-    probe = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
-             "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
-             "--symlink", "usr/lib64", "/lib64", "--", "/usr/bin/true"]
     try:
-        done = subprocess.run(probe, capture_output=True, timeout=20, check=False)
+        sandbox = Sandbox("bwrap")
+        scratch = sandbox.make_scratch()
+    except (SandboxUnavailable, OSError) as exc:
+        return f"cannot prepare the sandbox: {exc}"
+    try:
+        argv, env, cwd = sandbox.wrap(["/usr/bin/true"], repo=scratch, scratch=scratch, env={})
+        done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, timeout=20, check=False,
+                              preexec_fn=sandbox.preexec(Limits()))
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap did not start: {exc}"
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     if done.returncode != 0:
         return f"bubblewrap cannot create namespaces here: {done.stderr.decode(errors='replace').strip()}"
     return ""
@@ -119,19 +298,3 @@ def choose(mode: str, warn: Callable[[str], None]) -> Sandbox:
     warn(f"warning: {problem}; running properties in a plain subprocess with limits only "
          "(no filesystem or network isolation)")
     return Sandbox("none")
-
-
-def limit_child(limits: Limits) -> Callable[[], None]:
-    """A preexec function that applies the resource limits in the child."""
-
-    def apply() -> None:
-        for which, value in (
-            (resource.RLIMIT_CPU, limits.cpu_seconds),
-            (resource.RLIMIT_AS, limits.memory_bytes),
-            (resource.RLIMIT_FSIZE, limits.file_bytes),
-            (resource.RLIMIT_NOFILE, limits.open_files),
-            (resource.RLIMIT_CORE, 0),
-        ):
-            resource.setrlimit(which, (value, value))
-
-    return apply
