@@ -221,6 +221,7 @@ class Sandbox:
             "--ro-bind", str(repo), REPO_MOUNT,
             "--bind", str(scratch), SCRATCH_MOUNT,
             "--chdir", REPO_MOUNT,
+            "--remount-ro", "/",  # the sandbox's own root too: only /tmp and the scratch take writes
         ]
         for key, value in sorted(inner.items()):
             args += ["--setenv", key, value]
