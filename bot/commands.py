@@ -1,0 +1,59 @@
+"""`/witness` comment commands: anchored at the start of a line, never inside quotes or code blocks."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+REPLAY_RE = re.compile(r"^/witness\s+replay\s*$")
+FREEZE_ACCEPT_RE = re.compile(r"^/witness\s+freeze\s+accept(?:\s+(\d+(?:\.\d+)?)h)?\s*$")
+FREEZE_REVOKE_RE = re.compile(r"^/witness\s+freeze\s+revoke\s*$")
+HELP_RE = re.compile(r"^/witness\s+help\s*$")
+ANY_RE = re.compile(r"^/witness(?:\s+(.*))?$")
+FENCE_RE = re.compile(r"^\s*(```|~~~)")
+
+HELP_TEXT = """\
+witness-gate commands (people with write access or more):
+- `/witness replay` — gate the current head again.
+- `/witness freeze accept [<hours>h]` — accept the proposed freeze of a flake, until that many hours from now.
+- `/witness freeze revoke` — end an accepted freeze now.
+- `/witness help` — this list."""
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # replay, freeze_accept, freeze_revoke, help, unknown
+    hours: float | None = None
+    text: str = ""  # the line as written
+
+
+def command_lines(body: str) -> list[str]:
+    """Lines that may hold a command: outside fenced code blocks and quotes, unindented."""
+    lines, fenced = [], False
+    for raw in (body or "").replace("\r\n", "\n").split("\n"):
+        if FENCE_RE.match(raw):
+            fenced = not fenced
+            continue
+        if fenced or raw.lstrip().startswith(">") or raw.startswith((" " * 4, "\t")):
+            continue
+        lines.append(raw.strip())
+    return lines
+
+
+def parse(body: str) -> list[Command]:
+    """Every command in a comment, in order; a `/witness` line that is no command is `unknown`."""
+    found = []
+    for line in command_lines(body):
+        if not ANY_RE.match(line):
+            continue
+        if REPLAY_RE.match(line):
+            found.append(Command("replay", text=line))
+        elif m := FREEZE_ACCEPT_RE.match(line):
+            found.append(Command("freeze_accept", float(m.group(1)) if m.group(1) else None, line))
+        elif FREEZE_REVOKE_RE.match(line):
+            found.append(Command("freeze_revoke", text=line))
+        elif HELP_RE.match(line):
+            found.append(Command("help", text=line))
+        else:
+            found.append(Command("unknown", text=line))
+    return found

@@ -1,0 +1,66 @@
+"""Settings of the App, read once from the environment by whoever starts (app factory, worker)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from witness_gate.store import DEFAULT_DATABASE_URL
+
+
+class SettingsError(RuntimeError):
+    """The environment cannot start the App; the message lists what to set."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    app_id: str
+    private_key: str
+    webhook_secret: bytes
+    api_url: str = "https://api.github.com"
+    redis_url: str = "redis://localhost:6379/0"
+    database_url: str = DEFAULT_DATABASE_URL
+    public_url: str = "http://localhost:8000"
+    sandbox: str = "bwrap"
+    queue: str = "witness"
+    admin_token: str = ""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if env is None else env
+        problems = []
+        key = env.get("GITHUB_PRIVATE_KEY", "")
+        key_path = env.get("GITHUB_PRIVATE_KEY_PATH", "")
+        if not key and key_path:
+            try:
+                key = Path(key_path).read_text()
+            except OSError as exc:
+                problems.append(f"GITHUB_PRIVATE_KEY_PATH={key_path}: cannot read ({exc.strerror})")
+        if not key and not key_path:
+            problems.append("GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH: the App's private key (PEM)")
+        if key and "PRIVATE KEY" not in key:
+            problems.append("the private key is not PEM text (expected '-----BEGIN ... PRIVATE KEY-----')")
+        for name, what in (("GITHUB_APP_ID", "the App's id"),
+                           ("GITHUB_WEBHOOK_SECRET", "the webhook secret set on the App")):
+            if not env.get(name):
+                problems.append(f"{name}: {what}")
+        sandbox = env.get("WITNESS_SANDBOX", "bwrap")
+        if sandbox not in ("bwrap", "none"):
+            problems.append(f"WITNESS_SANDBOX={sandbox}: must be bwrap (default) or none")
+        if problems:
+            raise SettingsError("cannot start witness-gate; set these environment variables:\n  "
+                                + "\n  ".join(problems))
+        return cls(
+            app_id=env["GITHUB_APP_ID"],
+            private_key=key,
+            webhook_secret=env["GITHUB_WEBHOOK_SECRET"].encode("utf-8"),
+            api_url=env.get("GITHUB_API_URL", "https://api.github.com").rstrip("/"),
+            redis_url=env.get("REDIS_URL", "redis://localhost:6379/0"),
+            database_url=env.get("DATABASE_URL", DEFAULT_DATABASE_URL),
+            public_url=env.get("WITNESS_PUBLIC_URL", "http://localhost:8000").rstrip("/"),
+            sandbox=sandbox,
+            queue=env.get("WITNESS_QUEUE", "witness"),
+            admin_token=env.get("WITNESS_ADMIN_TOKEN", ""),
+        )
