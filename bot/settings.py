@@ -26,6 +26,7 @@ class Settings:
     sandbox: str = "bwrap"
     queue: str = "witness"
     admin_token: str = ""
+    app_slug: str = ""  # to recognise the bot's own comments as "<slug>[bot]"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -63,4 +64,5 @@ class Settings:
             sandbox=sandbox,
             queue=env.get("WITNESS_QUEUE", "witness"),
             admin_token=env.get("WITNESS_ADMIN_TOKEN", ""),
+            app_slug=env.get("GITHUB_APP_SLUG", ""),
         )

@@ -51,3 +51,13 @@ def run_cli(*args: str, cwd: Path, timeout: float = 300) -> subprocess.Completed
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "witness_gate", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def github_double():
+    """One GitHub double for the whole run; tests reset it."""
+    from ghdouble.double import GitHubDouble
+
+    double = GitHubDouble().start()
+    yield double
+    double.stop()

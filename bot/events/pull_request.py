@@ -1,0 +1,22 @@
+"""pull_request: gate a new head; a closed pull request cancels what is pending."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.jobspec import Job, Routed, gate_job, safe_id, target  # noqa: F401
+
+GATED = {"opened", "synchronize", "reopened", "ready_for_review"}
+
+
+def route(payload: dict[str, Any], delivery: str, _app_slug: str):
+
+    action = payload["action"]
+    pull = payload["pull_request"]
+    t = target(payload, pull["number"], pull["head"]["sha"], pull["base"]["sha"])
+    if action in GATED:
+        return Routed([gate_job(t, delivery, f"pull_request.{action}")])
+    if action == "closed":
+        return Routed([Job("worker.jobs.cancel_pull_request", {"target": t},
+                           safe_id("cancel", t["repo_id"], t["pr_number"], delivery[:12]))])
+    return Routed(note=f"pull_request.{action}: nothing to gate")

@@ -1,0 +1,49 @@
+"""Jobs as plain data: what the receiver enqueues and the worker runs, by dotted path."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@dataclass(frozen=True)
+class Job:
+    func: str  # dotted path of the worker function
+    kwargs: dict[str, Any]
+    job_id: str  # letters, digits, _ and - only (RQ's rule)
+
+
+@dataclass(frozen=True)
+class Routed:
+    jobs: list[Job] = field(default_factory=list)
+    note: str = ""  # why nothing was enqueued, for the response and the logs
+
+
+class BadPayload(ValueError):
+    """The payload lacks a field the event needs; the message names it."""
+
+
+def safe_id(*parts: object) -> str:
+    """A job id RQ accepts: letters, digits, _ and - only."""
+    return _UNSAFE.sub("-", "-".join(str(p) for p in parts))[:120]
+
+
+def target(payload: dict[str, Any], number: int, head_sha: str = "", base_sha: str = "") -> dict[str, Any]:
+    """What every job needs to find its pull request again."""
+    repo = payload["repository"]
+    return {
+        "repo": repo["full_name"],
+        "repo_id": int(repo["id"]),
+        "installation_id": int(payload["installation"]["id"]),
+        "pr_number": int(number),
+        "head_sha": head_sha,
+        "base_sha": base_sha,
+    }
+
+
+def gate_job(t: dict[str, Any], delivery: str, reason: str) -> Job:
+    return Job("worker.jobs.gate_pull_request", {"target": t, "reason": reason, "delivery": delivery},
+               safe_id("gate", t["repo_id"], t["pr_number"], (t["head_sha"] or "head")[:12], delivery[:12]))

@@ -1,0 +1,187 @@
+"""The App as it runs in production, for end-to-end tests: gunicorn, rq workers, Redis, a database, the GitHub double."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import requests
+from redis import Redis
+
+from bot.signature import sign
+from ghdouble.double import GitHubDouble
+from witness_gate.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+REDIS_URL = os.environ.get("WITNESS_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
+SECRET = "It's a Secret to Everybody"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def database_url(tmp: Path) -> str:
+    """PostgreSQL when the environment names one (CI), else SQLite in the test's folder."""
+    return os.environ.get("WITNESS_TEST_DATABASE_URL") or f"sqlite:///{tmp / 'witness.db'}"
+
+
+class AppStack:
+    def __init__(self, tmp: Path, double: GitHubDouble, workers: int = 2) -> None:
+        self.tmp = tmp
+        self.double = double
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.queue = f"witness-test-{uuid.uuid4().hex[:8]}"
+        self.db_url = database_url(tmp)
+        # checkouts live where the sandbox uid can traverse, as under /tmp in production
+        self.cache = tempfile.mkdtemp(prefix="witness-cache-")
+        os.chmod(self.cache, 0o755)
+        key = tmp / "app.pem"
+        key.write_text(double.private_key_pem)
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "GITHUB_APP_ID": str(double.app_id),
+            "GITHUB_PRIVATE_KEY_PATH": str(key),
+            "GITHUB_WEBHOOK_SECRET": SECRET,
+            "GITHUB_API_URL": double.url,
+            "GITHUB_APP_SLUG": double.app_slug,
+            "REDIS_URL": REDIS_URL,
+            "DATABASE_URL": self.db_url,
+            "WITNESS_PUBLIC_URL": self.url,
+            "WITNESS_QUEUE": self.queue,
+            "WITNESS_CACHE": self.cache,
+        }
+        self.redis = Redis.from_url(REDIS_URL)
+        self.store = Store(self.db_url)
+        self.procs: list[subprocess.Popen] = []
+        self.workers = workers
+
+    def start(self) -> "AppStack":
+        self.redis.flushdb()
+        self.store.drop_schema()
+        self.store.create_schema()
+        logs = self.tmp / "logs"
+        logs.mkdir(exist_ok=True)
+        self.procs.append(subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}", "--workers", "2",
+             "--timeout", "30", "bot.app:create_app()"],
+            cwd=ROOT, env=self.env, stdout=open(logs / "web.log", "w"), stderr=subprocess.STDOUT))
+        for i in range(self.workers):
+            self.procs.append(subprocess.Popen(
+                [sys.executable, "-m", "rq.cli", "worker", self.queue, "--url", REDIS_URL, "--serializer", "json",
+                 "--name", f"{self.queue}-{i}", "--worker-ttl", "30"],
+                cwd=ROOT, env=self.env, stdout=open(logs / f"worker-{i}.log", "w"), stderr=subprocess.STDOUT))
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                if requests.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return self
+            except requests.RequestException:
+                time.sleep(0.2)
+        raise RuntimeError("the receiver did not start:\n" + self.logs())
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        self.redis.flushdb()
+        self.store.drop_schema()
+        self.store.engine.dispose()
+        shutil.rmtree(self.cache, ignore_errors=True)
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text()[-4000:]}" for p in sorted((self.tmp / "logs").glob("*.log")))
+
+    def send(self, event: str, payload: dict[str, Any], *, delivery: str | None = None,
+             secret: str = SECRET, body: bytes | None = None) -> requests.Response:
+        raw = body if body is not None else json.dumps(payload).encode()
+        headers = {"X-GitHub-Event": event, "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+                   "X-Hub-Signature-256": sign(secret.encode(), raw), "Content-Type": "application/json"}
+        return requests.post(f"{self.url}/webhook", data=raw, headers=headers, timeout=10)
+
+    def wait_for_check(self, head_sha: str, *, timeout: float = 120, count: int = 1) -> dict[str, Any]:
+        """The newest completed witness-gate check run for `head_sha` once `count` have completed."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            done = [r for r in self.double.runs_for(head_sha) if r["status"] == "completed"]
+            if len(done) >= count:
+                return done[-1]
+            time.sleep(0.2)
+        raise AssertionError(f"no completed check run for {head_sha[:12]} in {timeout}s; runs: "
+                             f"{self.double.runs_for(head_sha)}\n{self.logs()}")
+
+    def wait_until(self, predicate, timeout: float = 60, what: str = "condition") -> None:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if predicate():
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}\n{self.logs()}")
+
+
+# -- payloads shaped like GitHub's ------------------------------------------------------------------
+def _repo(double: GitHubDouble, full_name: str) -> dict[str, Any]:
+    repo = double.repos[full_name]
+    owner, name = full_name.split("/")
+    return {"id": repo.id, "node_id": f"R_{repo.id}", "name": name, "full_name": full_name, "private": False,
+            "owner": {"login": owner, "id": 1, "type": "Organization"}, "default_branch": "main"}
+
+
+def pull_request_event(double: GitHubDouble, full_name: str, number: int, action: str = "opened",
+                       installation_id: int = 77) -> dict[str, Any]:
+    pull = double.repos[full_name].pulls[number]
+    return {
+        "action": action, "number": number,
+        "pull_request": {"number": number, "state": "open" if action != "closed" else "closed",
+                         "head": {"ref": pull.head_ref, "sha": double.sha(full_name, pull.head_ref)},
+                         "base": {"ref": pull.base_ref, "sha": double.sha(full_name, pull.base_ref)},
+                         "user": {"login": pull.user, "type": "User"}},
+        "repository": _repo(double, full_name), "installation": {"id": installation_id},
+        "sender": {"login": pull.user, "type": "User"},
+    }
+
+
+def comment_event(double: GitHubDouble, full_name: str, number: int, body: str, author: str,
+                  comment_id: int = 555, installation_id: int = 77, author_type: str = "User") -> dict[str, Any]:
+    return {
+        "action": "created",
+        "issue": {"number": number, "pull_request": {"url": f"{double.url}/repos/{full_name}/pulls/{number}"}},
+        "comment": {"id": comment_id, "body": body, "user": {"login": author, "type": author_type},
+                    "author_association": "CONTRIBUTOR"},
+        "repository": _repo(double, full_name), "installation": {"id": installation_id},
+        "sender": {"login": author, "type": author_type},
+    }
+
+
+def check_run_event(double: GitHubDouble, full_name: str, number: int, check_run: dict[str, Any], action: str,
+                    actor: str, identifier: str = "", installation_id: int = 77) -> dict[str, Any]:
+    pull = double.repos[full_name].pulls[number]
+    payload = {
+        "action": action,
+        "check_run": {"id": check_run["id"], "name": check_run["name"], "head_sha": check_run["head_sha"],
+                      "status": check_run["status"], "conclusion": check_run["conclusion"],
+                      "pull_requests": [{"number": number, "head": {"sha": double.sha(full_name, pull.head_ref)},
+                                         "base": {"sha": double.sha(full_name, pull.base_ref)}}]},
+        "repository": _repo(double, full_name), "installation": {"id": installation_id},
+        "sender": {"login": actor, "type": "User"},
+    }
+    if identifier:
+        payload["requested_action"] = {"identifier": identifier}
+    return payload

@@ -1,0 +1,231 @@
+"""End to end: signed webhooks into gunicorn, real rq workers, Redis, a database, and the GitHub double."""
+
+import json
+import time
+
+import pytest
+import requests
+
+from appstack import AppStack, check_run_event, comment_event, pull_request_event
+from conftest import GitRepo
+
+CALC_PROPS = '''
+import os
+from calc import double, total
+from witness_gate import contract
+
+@contract(invariant="double(x) == x + x", domain="integers")
+def prop_double(fixture):
+    return all(double(x) == x + x for x in fixture["xs"]) or "double-wrong"
+
+@contract(invariant="total is the sum", domain="integers")
+def prop_total(fixture):
+    return total(fixture["xs"]) == sum(fixture["xs"]) or "total-wrong"
+'''
+COIN = '''
+
+@contract(invariant="the coin lands heads", domain="any payload")
+def prop_coin(fixture):
+    return True if os.urandom(1)[0] < 128 else "coin-tails"
+'''
+CONFIG = """version: 1
+properties:
+  fixtures: {"*": tests/fixtures/xs.json}
+policy:
+  runs: 20
+  timeout_seconds: 10
+freeze:
+  expires_in_hours: 24
+"""
+GOOD = "def double(x):\n    return x + x\n\ndef total(xs):\n    return sum(xs)\n"
+BUGGY = "def double(x):\n    return 2 * x if x != 13 else 27\n\ndef total(xs):\n    return sum(xs)\n"
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory, github_double):
+    app = AppStack(tmp_path_factory.mktemp("app"), github_double).start()
+    yield app
+    app.stop()
+
+
+@pytest.fixture
+def double(github_double):
+    github_double.reset()
+    yield github_double
+    assert github_double.problems == [], "the double saw requests GitHub would refuse"
+
+
+counter = iter(range(1, 10**6))
+
+
+def make_pull(double, tmp_path, head_files, *, base_files=None, config=CONFIG, props=CALC_PROPS,
+              permissions=None):
+    name = f"acme/calc{next(counter)}"
+    repo = GitRepo(tmp_path / name.replace("/", "_"))
+    files = {"src/calc.py": GOOD, "tests/properties/test_calc.py": props,
+             "tests/fixtures/xs.json": {"xs": list(range(-20, 20))}, "README.md": "calc\n"}
+    if config is not None:
+        files[".witness.yml"] = config
+    repo.commit({**files, **(base_files or {})}, "base")
+    repo.git("checkout", "-q", "-b", "patch")
+    repo.commit(head_files, "patch")
+    double.add_repo(name, repo.path, installation_id=77)
+    double.repos[name].permissions.update(permissions or {"maintainer": "write", "visitor": "read"})
+    double.open_pull(name, "patch", "main", 7)
+    return name, repo
+
+
+def gate(stack, double, name, action="opened"):
+    response = stack.send("pull_request", pull_request_event(double, name, 7, action))
+    assert response.status_code == 202, response.text
+    head = double.sha(name, "patch")
+    return stack.wait_for_check(head), head
+
+
+def test_a_passing_pull_request_is_a_success(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"})
+    run, head = gate(stack, double, name)
+    assert run["conclusion"] == "success", run["output"]
+    assert run["name"] == "witness-gate" and run["output"]["title"].startswith("pass")
+    assert "| `prop_double` | pass | 0/20 |" in run["output"]["summary"]
+    assert run["history"][0]["status"] == "in_progress"  # created in progress at once
+    record = requests.get(run["details_url"], timeout=5).json()
+    assert record["kind"] == "gate_run" and record["label"] == "pass" and record["head_sha"] == head
+    assert run["external_id"] == record["record_id"]
+    assert [a["label"] for a in record["attempts"]] == ["pass", "pass"]
+
+
+def test_a_regression_fails_with_the_witness_and_an_annotation(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": BUGGY})
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "failure"
+    assert run["output"]["title"] == "regression: prop_double"
+    assert '{"xs": [13]}' in run["output"]["text"]
+    [note] = [a for a in run["annotations"] if a["path"] == "tests/properties/test_calc.py"]
+    assert note["start_line"] == 7 and note["annotation_level"] == "failure"  # the def line
+    assert [a["identifier"] for a in run["actions"]] == ["replay"]
+
+
+def test_a_flake_needs_a_person_and_proposes_a_freeze(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"}, props=CALC_PROPS + COIN)
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "action_required", run["output"]
+    assert run["output"]["title"] == "flake: prop_coin"
+    assert "### proposed freeze: `prop_coin`" in run["output"]["text"]
+    freeze = json.loads(run["output"]["text"].split("```json\n")[1].split("\n```")[0])
+    assert freeze["state"] == "proposed" and freeze["assertion_id"] == "prop_coin"
+    assert [a["identifier"] for a in run["actions"]] == ["replay", "accept_freeze"]
+    record = requests.get(run["details_url"], timeout=5).json()
+    [coin] = [a for a in record["attempts"] if a["assertion_id"] == "prop_coin"]
+    attempt = requests.get(f"{stack.url}/records/{coin['record_id']}?download=1", timeout=5)
+    assert attempt.headers["Content-Disposition"].startswith("attachment;")
+    assert attempt.json()["freeze"]["witness_hash"] == freeze["witness_hash"]
+
+
+def test_a_mixed_edit_is_refused_before_anything_runs(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": BUGGY,
+                                           "tests/properties/test_calc.py": CALC_PROPS + "\n# weaker\n"})
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "failure" and run["output"]["title"].startswith("mixed_edit")
+    assert [a["path"] for a in run["annotations"]] == ["tests/properties/test_calc.py"]
+    assert double.calls_to("GET", "/tarball/") == []  # no code was fetched, so none ran
+
+
+def test_an_oracle_only_change_needs_an_oracle_review(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"tests/properties/test_calc.py": CALC_PROPS + "\n# reworded\n"})
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "action_required"
+    assert run["output"]["title"].startswith("oracle_defect")
+
+
+def test_a_broken_config_fails_with_its_line(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": BUGGY}, config="version: 1\npolicy:\n  runs: lots\n")
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "failure"
+    assert "policy.runs: expected an integer >= 1, got 'lots'" in run["output"]["summary"]
+    assert run["annotations"] == [{"path": ".witness.yml", "start_line": 3, "end_line": 3,
+                                   "annotation_level": "failure", "message": "invalid .witness.yml on the base branch"}]
+
+
+def test_a_repository_without_config_gets_a_neutral_check_that_explains(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": BUGGY}, config=None)
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "neutral"
+    assert "Add one there" in run["output"]["summary"]
+
+
+def test_replay_from_a_writer_and_from_a_reader(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"})
+    _, head = gate(stack, double, name)
+    refused = stack.send("issue_comment", comment_event(double, name, 7, "/witness replay", "visitor", comment_id=901))
+    assert refused.status_code == 202
+    stack.wait_until(lambda: double.comments, what="a reply to the reader")
+    assert "needs write permission" in double.comments[0]["body"] and "`read`" in double.comments[0]["body"]
+    accepted = stack.send("issue_comment", comment_event(double, name, 7, "Looks flaky.\n/witness replay",
+                                                          "maintainer", comment_id=902))
+    assert accepted.status_code == 202
+    stack.wait_for_check(head, count=2)
+    assert double.reactions == [{"comment_id": 902, "content": "eyes"}]
+    assert len(double.runs_for(head)) == 2
+
+
+def test_commands_in_quotes_code_or_by_the_bot_do_nothing(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"})
+    for body, author, kind in [("> /witness replay", "maintainer", "User"),
+                               ("```\n/witness replay\n```", "maintainer", "User"),
+                               ("/witness replay", f"{double.app_slug}[bot]", "Bot"),
+                               ("please /witness replay", "maintainer", "User")]:
+        response = stack.send("issue_comment", comment_event(double, name, 7, body, author, author_type=kind))
+        assert response.status_code == 200, (body, response.text)
+
+
+def test_githubs_rerun_button_gates_again(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"})
+    first, head = gate(stack, double, name)
+    response = stack.send("check_run", check_run_event(double, name, 7, first, "rerequested", "maintainer"))
+    assert response.status_code == 202
+    second = stack.wait_for_check(head, count=2)
+    assert second["id"] != first["id"] and second["conclusion"] == "success"
+
+
+def test_a_new_push_supersedes_the_running_attempt(stack, double, tmp_path):
+    slow = CONFIG.replace("runs: 20", "runs: 3")  # each evaluation of the first head takes a second
+    name, repo = make_pull(double, tmp_path, {"src/calc.py": "import time\ntime.sleep(1)\n" + GOOD}, config=slow)
+    old_head = double.sha(name, "patch")
+    assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
+    stack.wait_until(lambda: double.runs_for(old_head), what="the first check run")
+    repo.commit({"src/calc.py": GOOD + "\n# the fix\n"}, "second push")
+    new_head = double.sha(name, "patch")
+    assert stack.send("pull_request", pull_request_event(double, name, 7, "synchronize")).status_code == 202
+    newest = stack.wait_for_check(new_head)
+    assert newest["conclusion"] == "success", newest["output"]
+    old = stack.wait_for_check(old_head, timeout=120)
+    assert old["conclusion"] == "cancelled" and "superseded" in old["output"]["title"]
+
+
+def test_signatures_size_and_duplicates(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"})
+    payload = pull_request_event(double, name, 7)
+    assert stack.send("pull_request", payload, secret="wrong").status_code == 401
+    raw = json.dumps(payload).encode()
+    unsigned = requests.post(f"{stack.url}/webhook", data=raw, timeout=5,
+                             headers={"X-GitHub-Event": "pull_request", "X-GitHub-Delivery": "d-unsigned"})
+    assert unsigned.status_code == 401
+    big = stack.send("pull_request", {}, body=b"{" + b" " * (26 * 1024 * 1024) + b"}")
+    assert big.status_code == 413
+    assert stack.send("pull_request", payload, delivery="same-delivery").status_code == 202
+    assert stack.send("pull_request", payload, delivery="same-delivery").status_code == 200
+    head = double.sha(name, "patch")
+    stack.wait_for_check(head)
+    time.sleep(1)
+    assert len(double.runs_for(head)) == 1  # the repeat enqueued nothing
+    assert stack.send("pull_request", {"action": "opened"}).status_code == 400
+    assert stack.send("ping", {"zen": "Keep it logically awesome."}).status_code == 200
+    assert stack.send("deployment", {"action": "created"}).status_code == 200
+
+
+def test_healthz_and_records(stack):
+    health = requests.get(f"{stack.url}/healthz", timeout=5).json()
+    assert health == {"status": "ok", "redis": "ok", "database": "ok"}
+    assert requests.get(f"{stack.url}/records/{'0' * 32}", timeout=5).status_code == 404
+    assert requests.get(f"{stack.url}/records/../../etc/passwd", timeout=5).status_code == 404

@@ -1,0 +1,164 @@
+"""The pure parts of the App: signatures, comment commands, routing, settings, check run rendering."""
+
+import json
+
+import pytest
+
+from bot.commands import parse
+from bot.events import route
+from bot.jobspec import BadPayload, safe_id
+from bot.settings import Settings, SettingsError
+from bot.signature import sign, verify
+from worker import checks
+
+
+def test_github_signature_test_vector():
+    # from GitHub's documentation of X-Hub-Signature-256
+    expected = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+    assert sign(b"It's a Secret to Everybody", b"Hello, World!") == expected
+    assert verify(b"It's a Secret to Everybody", b"Hello, World!", expected)
+    assert not verify(b"It's a Secret to Everybody", b"Hello, World!!", expected)
+    assert not verify(b"another secret", b"Hello, World!", expected)
+    assert not verify(b"s", b"x", None) and not verify(b"s", b"x", "") and not verify(b"s", b"x", "sha1=abc")
+    assert not verify(b"s", b"x", "sha256=\u00e9")
+
+
+@pytest.mark.parametrize("body, commands", [
+    ("/witness replay", [("replay", None)]),
+    ("  /witness replay  ", [("replay", None)]),
+    ("Flaky?\r\n/witness replay\r\nthanks", [("replay", None)]),
+    ("/witness  freeze  accept 24h", [("freeze_accept", 24.0)]),
+    ("/witness freeze accept 1.5h", [("freeze_accept", 1.5)]),
+    ("/witness freeze accept", [("freeze_accept", None)]),
+    ("/witness freeze revoke", [("freeze_revoke", None)]),
+    ("/witness help", [("help", None)]),
+    ("/witness replay\n/witness help", [("replay", None), ("help", None)]),
+    ("/witness frobnicate", [("unknown", None)]),
+    ("/witness freeze accept forever", [("unknown", None)]),
+    ("/witness", [("unknown", None)]),
+    # negatives: not at the start of a line, quoted, in code, indented, or another word
+    ("please /witness replay", []),
+    ("> /witness replay", []),
+    (">/witness replay", []),
+    ("```\n/witness replay\n```", []),
+    ("~~~\n/witness replay\n~~~", []),
+    ("    /witness replay", []),
+    ("/witnessreplay", []),
+    ("/retest", []),
+    ("", []),
+])
+def test_commands(body, commands):
+    assert [(c.name, c.hours) for c in parse(body)] == commands
+
+
+def pr_payload(action="opened"):
+    return {"action": action, "pull_request": {"number": 3, "head": {"sha": "a" * 40}, "base": {"sha": "b" * 40}},
+            "repository": {"full_name": "o/r", "id": 9}, "installation": {"id": 7}}
+
+
+@pytest.mark.parametrize("event, payload, funcs", [
+    ("pull_request", pr_payload("opened"), ["worker.jobs.gate_pull_request"]),
+    ("pull_request", pr_payload("synchronize"), ["worker.jobs.gate_pull_request"]),
+    ("pull_request", pr_payload("reopened"), ["worker.jobs.gate_pull_request"]),
+    ("pull_request", pr_payload("ready_for_review"), ["worker.jobs.gate_pull_request"]),
+    ("pull_request", pr_payload("closed"), ["worker.jobs.cancel_pull_request"]),
+    ("pull_request", pr_payload("labeled"), []),
+    ("ping", {}, []),
+    ("installation", {"action": "created"}, []),
+    ("push", {}, []),
+])
+def test_routing(event, payload, funcs):
+    routed = route(event, payload, "0f1e2d3c-aaaa")
+    assert [j.func for j in routed.jobs] == funcs
+    for job in routed.jobs:
+        assert set(job.job_id) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+        json.dumps(job.kwargs)  # plain data only
+    if not funcs:
+        assert routed.note
+
+
+@pytest.mark.parametrize("payload", [
+    {"action": "opened"},
+    {"action": "opened", "pull_request": {"number": "x", "head": {"sha": "a"}, "base": {"sha": "b"}},
+     "repository": {"full_name": "o/r", "id": 9}, "installation": {"id": 7}},
+    {"action": "opened", "pull_request": [], "repository": {}, "installation": None},
+])
+def test_malformed_payloads_are_a_bad_request(payload):
+    with pytest.raises(BadPayload, match="pull_request payload is missing or has a malformed field"):
+        route("pull_request", payload, "d")
+
+
+def test_safe_ids():
+    assert safe_id("gate", "o/r", 3, "x y.z") == "gate-o-r-3-x-y-z"
+
+
+def test_settings_name_everything_missing(tmp_path):
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env({})
+    message = str(caught.value)
+    for name in ("GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH", "GITHUB_APP_ID", "GITHUB_WEBHOOK_SECRET"):
+        assert name in message
+    with pytest.raises(SettingsError, match="cannot read"):
+        Settings.from_env({"GITHUB_APP_ID": "1", "GITHUB_WEBHOOK_SECRET": "s",
+                           "GITHUB_PRIVATE_KEY_PATH": str(tmp_path / "missing.pem")})
+    with pytest.raises(SettingsError, match="WITNESS_SANDBOX=docker"):
+        Settings.from_env({"GITHUB_APP_ID": "1", "GITHUB_WEBHOOK_SECRET": "s", "WITNESS_SANDBOX": "docker",
+                           "GITHUB_PRIVATE_KEY": "-----BEGIN RSA PRIVATE KEY-----\n"})
+    ok = Settings.from_env({"GITHUB_APP_ID": "1", "GITHUB_WEBHOOK_SECRET": "s",
+                            "GITHUB_PRIVATE_KEY": "-----BEGIN RSA PRIVATE KEY-----\n",
+                            "GITHUB_API_URL": "https://ghe.example/api/v3/"})
+    assert ok.api_url == "https://ghe.example/api/v3" and ok.redis_url == "redis://localhost:6379/0"
+    assert ok.database_url == "sqlite:///witness.db" and ok.sandbox == "bwrap"
+
+
+def attempt(name, label, **extra):
+    return {"assertion_id": name, "label": label, "failures": 0, "runs": 5, "relpath": "tests/p.py", "line": 4,
+            "fixture_digest": "f" * 64, "seed": "1", **extra}
+
+
+@pytest.mark.parametrize("labels, conclusion, title", [
+    (["pass", "pass"], "success", "pass: a"),
+    (["pass", "frozen"], "neutral", "frozen: b"),
+    (["pass", "regression"], "failure", "regression: b"),
+    (["flake", "regression"], "failure", "regression: b"),
+    (["pass", "flake"], "action_required", "flake: b"),
+    (["not_reproduced", "pass"], "action_required", "not_reproduced: a"),
+    (["hold", "regression"], "action_required", "hold: a"),
+])
+def test_conclusions(labels, conclusion, title):
+    out = checks.render_results([attempt("a", labels[0]), attempt("b", labels[1])], patch_digest="p" * 64,
+                                details_url="http://x/records/1")
+    assert (out.conclusion, out.title) == (conclusion, title)
+    assert out.summary.startswith(checks.MARKER) and "`" + "p" * 64 + "`" in out.summary
+
+
+def test_conclusion_overrides_from_config():
+    out = checks.render_results([attempt("a", "flake")], patch_digest="p", details_url="u",
+                                overrides={"flake": "failure"})
+    assert out.conclusion == "failure"
+
+
+def test_big_outputs_are_cut_to_githubs_limit_with_a_pointer():
+    witness = {"blob": "é" * 70000}
+    out = checks.render_results([attempt("a", "regression", witness=witness, reason="r", failures=5)],
+                                patch_digest="p", details_url="http://host/records/abc")
+    assert len(out.text.encode()) <= 65535
+    assert out.text.endswith("The full record: http://host/records/abc")
+
+
+def test_annotations_go_fifty_to_a_request():
+    attempts = [attempt(f"p{i}", "regression", reason="r") for i in range(120)]
+    out = checks.render_results(attempts, patch_digest="p", details_url="u")
+    bodies = out.bodies("u", "ext")
+    assert [len(b["output"]["annotations"]) for b in bodies] == [50, 50, 20]
+    assert bodies[0]["conclusion"] == "failure" and "conclusion" not in bodies[1]
+    assert all(len(a["label"]) <= 20 and len(a["description"]) <= 40 and len(a["identifier"]) <= 20
+               for a in bodies[0]["actions"])
+
+
+def test_accept_freeze_only_with_a_proposed_freeze():
+    plain = checks.render_results([attempt("a", "flake")], patch_digest="p", details_url="u")
+    assert [a["identifier"] for a in plain.actions] == ["replay"]
+    proposed = checks.render_results([attempt("a", "flake", freeze={"state": "proposed"})], patch_digest="p",
+                                     details_url="u")
+    assert [a["identifier"] for a in proposed.actions] == ["replay", "accept_freeze"]

@@ -1,0 +1,1 @@
+"""The job shell: GitHub client, checkout, running attempts, posting check runs."""

@@ -1,0 +1,75 @@
+"""A pristine checkout of exactly one head: the tarball GitHub serves, verified against the commit's tree."""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path
+
+from witness_gate import gitrepo
+from witness_gate.sandbox import make_readable
+from worker.github_api import GitHubApi
+
+CACHE = Path(os.environ.get("WITNESS_CACHE", tempfile.gettempdir())) / "witness-checkouts"
+
+
+class CheckoutError(RuntimeError):
+    """The tarball cannot be unpacked safely."""
+
+
+def _object_store() -> Path:
+    """A bare repository used only to hash trees (no remote, no credentials)."""
+    store = CACHE / "objects.git"
+    if not (store / "HEAD").exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", "--bare", str(store)], check=True, capture_output=True)
+    return store
+
+
+def unpack(tarball: bytes, dest: Path) -> None:
+    """Extract GitHub's tarball (one top folder) into `dest`, refusing anything that escapes it."""
+    with tarfile.open(fileobj=io.BytesIO(tarball), mode="r:*") as tar:
+        members = tar.getmembers()
+        tops = {m.name.split("/", 1)[0] for m in members if m.name}
+        if len(tops) != 1:
+            raise CheckoutError(f"expected one top folder in the tarball, found {len(tops)}")
+        top = tops.pop() + "/"
+        kept = []
+        for member in members:
+            if member.type == tarfile.XGLTYPE or member.name.rstrip("/") == top.rstrip("/"):
+                continue
+            member.name = member.name[len(top):]
+            kept.append(member)
+        tar.extractall(dest, members=kept, filter="tar")
+
+
+def tree_of(directory: Path) -> str:
+    return gitrepo.tree_of_directory(_object_store(), directory)
+
+
+def checkout(api: GitHubApi, repo: str, head_sha: str) -> tuple[Path, bool]:
+    """(directory, tree matches) for `head_sha`, shared by the jobs of one host through a cache."""
+    target = CACHE / repo.replace("/", "__") / head_sha
+    lock_path = target.with_suffix(".lock")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for folder in (CACHE, target.parent):
+        folder.chmod(0o755)  # the sandbox uid traverses to the checkout; it writes nothing here
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one download per head per host, however many jobs
+        marker = target / ".witness-tree"
+        if marker.exists():
+            return target / "tree", marker.read_text() == "match"
+        shutil.rmtree(target, ignore_errors=True)
+        tree_dir = target / "tree"
+        tree_dir.mkdir(parents=True)
+        unpack(api.tarball(head_sha), tree_dir)
+        matches = tree_of(tree_dir) == api.commit_tree(head_sha)
+        make_readable(target)
+        make_readable(tree_dir)
+        marker.write_text("match" if matches else "mismatch")
+        return tree_dir, matches

@@ -1,0 +1,135 @@
+"""What the `witness-gate` check run says (SPEC §7). Pure: results in, the check run's fields out."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from witness_gate.verdict import overall_label
+
+CHECK_NAME = "witness-gate"
+MARKER = "<!-- witness-gate -->"
+OUTPUT_LIMIT = 65535  # bytes, for summary and for text
+ANNOTATIONS_PER_REQUEST = 50
+CONCLUSIONS = {
+    "pass": "success",
+    "skipped": "skipped",
+    "frozen": "neutral",
+    "regression": "failure",
+    "mixed_edit": "failure",
+    "invalid_config": "failure",
+    "flake": "action_required",
+    "oracle_defect": "action_required",
+    "not_reproduced": "action_required",
+    "hold": "action_required",
+    "no_config": "neutral",
+}
+REPLAY = {"label": "Replay", "description": "Gate this head again", "identifier": "replay"}
+ACCEPT = {"label": "Accept freeze", "description": "Silence this flake until it expires",
+          "identifier": "accept_freeze"}
+
+
+@dataclass
+class CheckOutput:
+    conclusion: str
+    title: str
+    summary: str
+    text: str = ""
+    annotations: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[dict[str, str]] = field(default_factory=lambda: [dict(REPLAY)])
+
+    def bodies(self, details_url: str, external_id: str) -> list[dict[str, Any]]:
+        """The PATCH bodies that complete the check run: annotations go 50 to a request."""
+        batches = [self.annotations[i:i + ANNOTATIONS_PER_REQUEST]
+                   for i in range(0, len(self.annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
+        output = {"title": self.title[:255], "summary": self.summary, "text": self.text}
+        first = {"status": "completed", "conclusion": self.conclusion, "details_url": details_url,
+                 "external_id": external_id, "actions": self.actions,
+                 "output": {**output, "annotations": batches[0]}}
+        return [first] + [{"output": {**output, "annotations": batch}} for batch in batches[1:]]
+
+
+def conclusion_for(label: str, overrides: dict[str, str] | None = None) -> str:
+    return (overrides or {}).get(label) or CONCLUSIONS[label]
+
+
+def fit(text: str, limit: int = OUTPUT_LIMIT, pointer: str = "") -> str:
+    """Cut `text` to `limit` UTF-8 bytes, ending with `pointer` when anything was cut."""
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text
+    tail = f"\n\n… cut to fit GitHub's limit. {pointer}".encode("utf-8")
+    return raw[: limit - len(tail)].decode("utf-8", errors="ignore") + tail.decode("utf-8")
+
+
+def render_results(attempts: list[dict[str, Any]], *, patch_digest: str, details_url: str,
+                   overrides: dict[str, str] | None = None) -> CheckOutput:
+    """The check run of a head whose properties ran; `attempts` are attempt records."""
+    labels = [a["label"] for a in attempts]
+    label = overall_label(labels)
+    source = next((a for a in attempts if a["label"] == label), None)
+    title = f"{label}: {source['assertion_id']}" if source else label
+    rows = ["| property | label | failures/runs | reason | witness | fixture | seed |",
+            "|---|---|---|---|---|---|---|"]
+    for a in attempts:
+        reason = a.get("reason") or ", ".join(a.get("hold_reasons") or []) or "-"
+        rows.append(f"| `{a['assertion_id']}` | {a['label']} | {a.get('failures', 0)}/{a.get('runs', 0)} | "
+                    f"{_cell(reason)} | `{_short(a.get('witness_hash'))}` | `{_short(a.get('fixture_digest'))}` | "
+                    f"`{_cell(a.get('seed') or '-')}` |")
+    notes = [f"- `{a['assertion_id']}`: {_cell(n)}" for a in attempts for n in a.get("notes", [])]
+    frozen = [a for a in attempts if a.get("frozen_by")]
+    summary = "\n".join([MARKER, *rows, "", f"patch digest `{patch_digest}`", ""]
+                        + ([f"frozen until {a['frozen_by']['expires_at']} by @{a['frozen_by'].get('accepted_by') or '?'}"
+                            for a in frozen]) + (["", "**notes**", *notes] if notes else []))
+    text_parts = []
+    for a in attempts:
+        if a.get("freeze"):
+            text_parts.append(f"### proposed freeze: `{a['assertion_id']}`\nIt silences nothing until a person "
+                              "with write access accepts it (button or `/witness freeze accept <hours>h`).\n"
+                              f"```json\n{json.dumps(a['freeze'], indent=2, sort_keys=True)}\n```")
+    for a in attempts:
+        if a.get("witness") is not None:
+            text_parts.append(f"### witness: `{a['assertion_id']}` ({a.get('reason')})\n"
+                              f"```json\n{json.dumps(a['witness'], sort_keys=True)}\n```")
+    pointer = f"The full record: {details_url}"
+    actions = [dict(REPLAY)]
+    if any(a.get("freeze") for a in attempts):
+        actions.append(dict(ACCEPT))
+    annotations = [_annotation(a) for a in attempts if a["label"] in ("regression", "flake", "hold", "not_reproduced")
+                   and a.get("relpath")]
+    return CheckOutput(conclusion_for(label, overrides), title, fit(summary, pointer=pointer),
+                       fit("\n\n".join(text_parts), pointer=pointer), annotations, actions)
+
+
+def render_refusal(label: str, title: str, summary: str, *, files: list[str] = (), line_of: dict[str, int] | None = None,
+                   overrides: dict[str, str] | None = None) -> CheckOutput:
+    """A head refused or skipped before any property ran: mixed edit, bad config, nothing to gate."""
+    annotations = [{"path": f, "start_line": (line_of or {}).get(f, 1), "end_line": (line_of or {}).get(f, 1),
+                    "annotation_level": "failure", "message": title} for f in files]
+    return CheckOutput(conclusion_for(label, overrides), title, fit(f"{MARKER}\n{summary}"), "", annotations)
+
+
+def render_fault(reason: str, details_url: str) -> CheckOutput:
+    """The gate could not finish: never leave the check run in progress."""
+    summary = (f"{MARKER}\nwitness-gate could not finish this head: {reason}\n\n"
+               "Press **Replay** or comment `/witness replay` to try again.")
+    return CheckOutput("action_required", "witness-gate could not finish", fit(summary, pointer=details_url))
+
+
+def _annotation(attempt: dict[str, Any]) -> dict[str, Any]:
+    level = "failure" if attempt["label"] == "regression" else "warning"
+    reason = attempt.get("reason") or ", ".join(attempt.get("hold_reasons") or [])
+    message = (f"{attempt['label']}: {attempt['assertion_id']} failed {attempt.get('failures', 0)}/"
+               f"{attempt.get('runs', 0)} replays ({reason}); witness {_short(attempt.get('witness_hash'))}")
+    line = int(attempt.get("line") or 1)
+    return {"path": attempt["relpath"], "start_line": line, "end_line": line, "annotation_level": level,
+            "message": message[:64000], "title": f"witness-gate: {attempt['label']}"}
+
+
+def _short(digest: str | None) -> str:
+    return digest[:12] if digest else "-"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")[:200]

@@ -1,0 +1,191 @@
+"""The narrow GitHub client the worker needs, and its PyGithub adapter with a shared token cache."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Protocol
+
+import requests
+from github import Auth, Github, GithubException, GithubIntegration
+from redis import Redis
+
+from bot.settings import Settings
+
+TOKEN_MARGIN = 300  # refresh installation tokens five minutes before GitHub expires them
+FILES_LIMIT = 3000  # GET /pulls/{n}/files stops here
+
+
+class GitHubError(RuntimeError):
+    """A GitHub call failed; `status` is the HTTP status (0 when nothing answered)."""
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    number: int
+    state: str
+    head_sha: str
+    base_sha: str
+    author: str
+
+
+class GitHubApi(Protocol):
+    def pull(self, number: int) -> PullInfo: ...
+    def changed_files(self, number: int) -> tuple[list[str], bool]: ...
+    def file_at(self, path: str, ref: str) -> bytes | None:
+        """A file's bytes at a commit; None when there is no such file."""
+
+        def get():
+            try:
+                return self.repo.get_contents(path, ref=ref)
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+
+        content = self._call(f"GET {path}@{ref[:12]}", get)
+        if content is None or isinstance(content, list):  # missing, or a directory
+            return None
+        return content.decoded_content
+
+    def tarball(self, ref: str) -> bytes: ...
+    def commit_tree(self, sha: str) -> str: ...
+    def create_check_run(self, head_sha: str, body: dict[str, Any]) -> int: ...
+    def update_check_run(self, check_run_id: int, body: dict[str, Any]) -> None: ...
+    def permission(self, username: str) -> str: ...
+    def react(self, comment_id: int, content: str) -> None: ...
+    def comment(self, number: int, body: str) -> None: ...
+
+
+def installation_token(settings: Settings, redis: Redis, installation_id: int, *, fresh: bool = False) -> str:
+    """An installation token, shared by every job through Redis until shortly before it expires."""
+    key = f"witness:token:{settings.app_id}:{installation_id}"
+    if not fresh:
+        cached = redis.get(key)
+        if cached:
+            return cached.decode()
+    integration = GithubIntegration(auth=Auth.AppAuth(settings.app_id, settings.private_key),
+                                    base_url=settings.api_url)
+    try:
+        access = integration.get_access_token(installation_id)
+    except GithubException as exc:
+        raise GitHubError(f"installation {installation_id}: no token ({exc.status} {_message(exc)})",
+                          exc.status) from None
+    expires = access.expires_at or datetime.fromtimestamp(time.time() + 3600, timezone.utc)
+    ttl = int((expires - datetime.now(timezone.utc)).total_seconds()) - TOKEN_MARGIN
+    redis.set(key, access.token, ex=max(ttl, 30))
+    return access.token
+
+
+class PyGithubApi:
+    """GitHubApi for one repository of one installation, over PyGithub."""
+
+    def __init__(self, settings: Settings, redis: Redis, installation_id: int, repo: str) -> None:
+        self.settings, self.redis, self.installation_id, self.repo_name = settings, redis, installation_id, repo
+        self._connect(installation_token(settings, redis, installation_id))
+
+    def _connect(self, token: str) -> None:
+        self.gh = Github(auth=Auth.Token(token), base_url=self.settings.api_url, lazy=True,
+                         seconds_between_requests=None, seconds_between_writes=None)
+        self.repo = self.gh.get_repo(self.repo_name, lazy=True)
+
+    def _call(self, what: str, fn):
+        try:
+            return fn()
+        except GithubException as exc:
+            if exc.status == 401:  # the cached token was revoked or expired early: refresh once
+                self._connect(installation_token(self.settings, self.redis, self.installation_id, fresh=True))
+                try:
+                    return fn()
+                except GithubException as again:
+                    exc = again
+            raise GitHubError(f"{what}: {exc.status} {_message(exc)}", exc.status) from None
+        except requests.RequestException as exc:
+            raise GitHubError(f"{what}: {type(exc).__name__}") from None
+
+    def pull(self, number: int) -> PullInfo:
+        def get() -> PullInfo:
+            p = self.repo.get_pull(number)  # lazy objects fetch on first attribute: read them here
+            return PullInfo(p.number, p.state, p.head.sha, p.base.sha, p.user.login)
+
+        return self._call(f"GET pull {number}", get)
+
+    def changed_files(self, number: int) -> tuple[list[str], bool]:
+        """Every changed path (renames at both paths), and whether GitHub's 3,000-file cap cut the list."""
+
+        def collect() -> list[str]:
+            paths = []
+            for f in self.repo.get_pull(number).get_files():
+                paths.append(f.filename)
+                if f.previous_filename:
+                    paths.append(f.previous_filename)
+            return paths
+
+        paths = self._call(f"GET pull {number} files", collect)
+        return sorted(set(paths)), len(paths) >= FILES_LIMIT
+
+    def file_at(self, path: str, ref: str) -> bytes | None:
+        try:
+            content = self.repo.get_contents(path, ref=ref)
+        except GithubException as exc:
+            if exc.status == 404:
+                return None
+            return self._call(f"GET {path}@{ref[:12]}", lambda: self.repo.get_contents(path, ref=ref)).decoded_content
+        if isinstance(content, list):
+            return None  # a directory
+        return content.decoded_content
+
+    def tarball(self, ref: str) -> bytes:
+        link = self._call(f"GET tarball {ref[:12]}", lambda: self.repo.get_archive_link("tarball", ref))
+        try:
+            # the link carries its own short-lived credential: the installation token never leaves us
+            response = requests.get(link, timeout=120)
+        except requests.RequestException as exc:
+            raise GitHubError(f"download tarball {ref[:12]}: {type(exc).__name__}") from None
+        if response.status_code != 200:
+            raise GitHubError(f"download tarball {ref[:12]}: {response.status_code}", response.status_code)
+        return response.content
+
+    def commit_tree(self, sha: str) -> str:
+        return self._call(f"GET commit {sha[:12]}", lambda: self.repo.get_git_commit(sha).tree.sha)
+
+    def create_check_run(self, head_sha: str, body: dict[str, Any]) -> int:
+        data = self._request("POST", f"/repos/{self.repo_name}/check-runs", {"name": "witness-gate",
+                                                                              "head_sha": head_sha, **body})
+        return int(data["id"])
+
+    def update_check_run(self, check_run_id: int, body: dict[str, Any]) -> None:
+        self._request("PATCH", f"/repos/{self.repo_name}/check-runs/{check_run_id}", body)
+
+    def permission(self, username: str) -> str:
+        try:
+            data = self._request("GET", f"/repos/{self.repo_name}/collaborators/{username}/permission")
+        except GitHubError as exc:
+            if exc.status == 404:
+                return "none"  # not a collaborator
+            raise
+        return str(data.get("permission", "none"))
+
+    def react(self, comment_id: int, content: str) -> None:
+        self._request("POST", f"/repos/{self.repo_name}/issues/comments/{comment_id}/reactions", {"content": content})
+
+    def comment(self, number: int, body: str) -> None:
+        self._request("POST", f"/repos/{self.repo_name}/issues/{number}/comments", {"body": body})
+
+    def _request(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        def send() -> dict[str, Any]:
+            _headers, data = self.gh.requester.requestJsonAndCheck(method, path, input=body)
+            return data
+
+        return self._call(f"{method} {path}", send)
+
+
+def _message(exc: GithubException) -> str:
+    data = exc.data if isinstance(exc.data, dict) else {}
+    return str(data.get("message") or json.dumps(exc.data)[:200])

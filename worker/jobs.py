@@ -1,0 +1,344 @@
+"""RQ jobs, enqueued by dotted path with plain-data arguments: gate a head, run one property, finish."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import shutil
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from redis import Redis
+from rq import Queue, get_current_job
+from rq.job import Callback, Dependency
+from rq.serializers import JSONSerializer
+
+from bot.commands import HELP_TEXT
+from bot.jobspec import safe_id
+from bot.settings import Settings
+from witness_gate.attempt import Policy
+from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
+from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
+from witness_gate.discover import DiscoveryError, discover
+from witness_gate.labels import split_paths
+from witness_gate.lock import Lock, LockError, parse_fixture
+from witness_gate.sandbox import Sandbox, bwrap_works
+from witness_gate.session import GateRun, Pinned
+from witness_gate.store import Store
+from witness_gate.verdict import Split, overall_label
+from worker import checks
+from worker.checkout import CheckoutError, checkout
+from worker.github_api import GitHubApi, GitHubError, PyGithubApi
+
+log = logging.getLogger("witness_gate.worker")
+WRITE = {"admin", "write", "maintain"}
+PROPERTY_JOB_TIMEOUT = 3600
+
+
+class Context:
+    """What every job needs, built once per process from the environment."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.redis = Redis.from_url(settings.redis_url)
+        self.store = Store(settings.database_url)
+        self.store.create_schema()
+        self.queue = Queue(settings.queue, connection=self.redis, serializer=JSONSerializer)
+
+    def api(self, target: dict[str, Any]) -> GitHubApi:
+        return PyGithubApi(self.settings, self.redis, target["installation_id"], target["repo"])
+
+    def details_url(self, run_id: str) -> str:
+        return f"{self.settings.public_url}/records/{run_id}"
+
+    def head_key(self, target: dict[str, Any]) -> str:
+        return f"witness:head:{target['repo_id']}:{target['pr_number']}"
+
+    def current_head(self, target: dict[str, Any]) -> str:
+        value = self.redis.get(self.head_key(target))
+        return value.decode() if value else ""
+
+    def sandbox(self) -> tuple[Sandbox, tuple[str, ...], str]:
+        """The sandbox, and the hold every property gets when there is none to be had."""
+        if self.settings.sandbox == "none":
+            return Sandbox("none"), (), "WITNESS_SANDBOX=none: properties run without isolation"
+        problem = bwrap_works()
+        if problem:
+            return Sandbox("none"), ("sandbox_unavailable",), (
+                f"sandbox_unavailable: {problem}. The worker refuses to run pull request code without it; "
+                "install bubblewrap, or set WITNESS_SANDBOX=none only if every pull request is trusted")
+        return Sandbox("bwrap"), (), ""
+
+
+@functools.lru_cache(maxsize=1)
+def context() -> Context:
+    return Context(Settings.from_env())
+
+
+# -- gating a head -----------------------------------------------------------------------------
+def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dict[str, Any]:
+    """Create the check run, read config from base, split, refuse or fan out one job per property."""
+    ctx = context()
+    api = ctx.api(target)
+    pull = api.pull(target["pr_number"])
+    if pull.state != "open":
+        return {"skipped": f"pull request is {pull.state}"}
+    if target.get("head_sha") and target["head_sha"] != pull.head_sha:
+        return {"skipped": f"{target['head_sha'][:12]} is no longer the head ({pull.head_sha[:12]} is)"}
+    head, base = pull.head_sha, pull.base_sha
+    ctx.redis.set(ctx.head_key(target), head)  # newer work for this pull request supersedes older work
+    run = ctx.store.add_run(repo=target["repo"], installation_id=target["installation_id"],
+                            pr_number=target["pr_number"], head_sha=head, base_sha=base, status="in_progress",
+                            details={"reason": reason, "delivery": delivery})
+    job = get_current_job()
+    if job is not None:
+        job.meta["run_id"] = run.id
+        job.save_meta()
+    check_id = api.create_check_run(head, {
+        "status": "in_progress", "external_id": run.id, "details_url": ctx.details_url(run.id),
+        "output": {"title": "witness-gate is running", "summary": f"{checks.MARKER}\nGating {head[:12]} ({reason})."}})
+    ctx.store.update_run(run.id, check_run_id=check_id)
+    target = {**target, "head_sha": head, "base_sha": base}
+
+    raw = api.file_at(CONFIG_NAME, base)
+    if raw is None:
+        return _refuse(ctx, api, run.id, "no_config", "no .witness.yml on the base branch",
+                       "witness-gate reads `.witness.yml` from the base branch. Add one there, for example:\n\n"
+                       "```yaml\nversion: 1\npaths:\n  impl: [\"src/\"]\n  oracle: [\"tests/properties/\", "
+                       "\"tests/fixtures/\"]\nproperties:\n  fixtures: {\"*\": tests/fixtures/orders.json}\n```")
+    try:
+        config = parse_config(raw, f"{CONFIG_NAME} (base {base[:12]})")
+    except ConfigError as exc:
+        return _refuse(ctx, api, run.id, "invalid_config", "invalid .witness.yml on the base branch",
+                       "```\n" + str(exc) + "\n```\nFix it on the base branch; the gate never reads it from the head.",
+                       files=[CONFIG_NAME], line_of={CONFIG_NAME: _first_line(exc)})
+
+    changed, capped = api.changed_files(target["pr_number"])
+    impl, oracle = split_paths(changed, config.impl, config.oracle_patterns)
+    details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
+               "split": {"impl_changed": impl, "oracle_changed": oracle}}
+    ctx.store.update_run(run.id, details=details)
+    if impl and oracle:
+        oracle_files = [p for p in changed if split_paths([p], (), config.oracle_patterns)[1]]
+        return _refuse(ctx, api, run.id, "mixed_edit", "mixed_edit: implementation and oracle changed together",
+                       "This pull request edits implementation paths and oracle paths at once, so its own checker "
+                       "cannot certify it. Split it: change the oracle in its own pull request, reviewed on its "
+                       "own.\n\noracle paths changed:\n" + "\n".join(f"- `{p}`" for p in oracle_files),
+                       files=oracle_files[:50], overrides=config.conclusions)
+    if not impl and not oracle:
+        return _refuse(ctx, api, run.id, "skipped", "no implementation or oracle path changed",
+                       "Nothing in this pull request is an implementation or oracle path of `.witness.yml`.",
+                       overrides=config.conclusions)
+
+    directory, matches = checkout(api, target["repo"], head)
+    digest = patch_digest(api.commit_tree(base), api.commit_tree(head))
+    try:
+        targets = discover(directory, config.properties_dir, config.contracts)
+    except DiscoveryError as exc:
+        return _refuse(ctx, api, run.id, "hold", "the properties cannot be read", f"`{exc}`")
+    if not targets:
+        return _refuse(ctx, api, run.id, "hold", "no properties found",
+                       f"No `prop_*` functions under `{config.properties_dir}`.")
+    details.update(properties=[t.assertion_id for t in targets], patch_mismatch=not matches)
+    ctx.store.update_run(run.id, patch_digest=digest, details=details)
+    timeout = min(PROPERTY_JOB_TIMEOUT, int(config.timeout_seconds * (3 * config.runs + config.max_evals)) + 120)
+    jobs = [ctx.queue.enqueue("worker.jobs.run_property", kwargs={"run_id": run.id, "target": target,
+                                                               "assertion_id": t.assertion_id},
+                              job_id=safe_id("prop", run.id, t.assertion_id), job_timeout=timeout,
+                              on_failure=Callback("worker.jobs.on_job_failure"))
+            for t in targets]
+    ctx.queue.enqueue("worker.jobs.finish_run", kwargs={"run_id": run.id, "target": target},
+                      job_id=safe_id("finish", run.id), depends_on=Dependency(jobs=jobs, allow_failure=True),
+                      on_failure=Callback("worker.jobs.on_job_failure"))
+    return {"run_id": run.id, "properties": len(targets)}
+
+
+def _first_line(exc: ConfigError) -> int:
+    for problem in exc.problems:
+        parts = problem.split(":")
+        for part in parts[1:3]:
+            if part.strip().isdigit():
+                return int(part)
+    return 1
+
+
+def _refuse(ctx: Context, api: GitHubApi, run_id: str, label: str, title: str, summary: str,
+            **render: Any) -> dict[str, Any]:
+    output = checks.render_refusal(label, title, summary, **render)
+    _complete(ctx, api, run_id, output, label)
+    return {"run_id": run_id, "label": label}
+
+
+def _complete(ctx: Context, api: GitHubApi, run_id: str, output: checks.CheckOutput, label: str) -> None:
+    run = ctx.store.get_run(run_id)
+    for body in output.bodies(ctx.details_url(run_id), run_id):
+        api.update_check_run(run.check_run_id, body)
+    ctx.store.update_run(run_id, status="completed", label=label, conclusion=output.conclusion)
+
+
+# -- one property ------------------------------------------------------------------------------
+class _LogReporter:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def start(self, target, index, total) -> None:
+        log.info("%s: %s", self.name, target.assertion_id)
+
+    def progress(self, phase, done, total) -> None:
+        pass
+
+    def finish(self, result) -> None:
+        log.info("%s: %s -> %s", self.name, result.target.assertion_id, result.verdict.label)
+
+
+def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict[str, Any]:
+    ctx = context()
+    run = ctx.store.get_run(run_id)
+    if ctx.current_head(target) != run.head_sha:
+        return {"skipped": "superseded"}
+    api = ctx.api(target)
+    config = parse_config(run.details["config_text"], CONFIG_NAME)
+    directory, _matches = checkout(api, target["repo"], run.head_sha)
+    [prop] = [t for t in discover(directory, config.properties_dir, config.contracts) if t.assertion_id == assertion_id]
+    sandbox, holds, note = ctx.sandbox()
+    if run.details.get("patch_mismatch"):
+        holds += ("patch_mismatch",)
+    split = Split(**run.details["split"])
+    out = Path(tempfile.mkdtemp(prefix="witness-records-"))
+    try:
+        gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, out,
+                       _LogReporter(run_id), extra_holds=holds)
+        result = gate.gate_one(prop, _pin_from_base(api, run.base_sha, config, prop.assertion_id))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    if note:
+        result.record["notes"] = [note, *result.record["notes"]]
+    ctx.store.add_attempt(run_id, result.record)
+    return {"assertion_id": assertion_id, "label": result.verdict.label}
+
+
+def _pin_from_base(api: GitHubApi, base_sha: str, config: Config, assertion_id: str) -> Pinned:
+    path = config.fixture_for(assertion_id)
+    raw = api.file_at(path, base_sha)
+    if raw is None:
+        return Pinned(None, None, f"no fixture at {path} on the base branch; add it there, or map "
+                                  f"properties.fixtures.{assertion_id} in {CONFIG_NAME}")
+    try:
+        fixture = parse_fixture(raw, f"{path} (base {base_sha[:12]})")
+    except (LockError, CanonicalError) as exc:
+        return Pinned(None, None, str(exc))
+    return Pinned(Lock(path, sha256_hex(raw), config.generator_version, fixture.seed or config.seed), fixture)
+
+
+def finish_run(run_id: str, target: dict[str, Any]) -> dict[str, Any]:
+    ctx = context()
+    run = ctx.store.get_run(run_id)
+    api = ctx.api(target)
+    if ctx.current_head(target) != run.head_sha:
+        newer = ctx.current_head(target)
+        output = checks.CheckOutput("cancelled", "superseded by a newer push",
+                                    f"{checks.MARKER}\nA newer head ({newer[:12] or 'closed'}) replaced this one.")
+        _complete(ctx, api, run_id, output, "superseded")
+        return {"run_id": run_id, "label": "superseded"}
+    records = {a.assertion_id: a.record for a in ctx.store.attempts(run_id)}
+    for name in run.details.get("properties", []):
+        records.setdefault(name, {"assertion_id": name, "label": "hold", "hold_reasons": ["transport:worker"],
+                                  "notes": ["the job for this property failed or was lost; press Replay"]})
+    attempts = [records[k] for k in sorted(records)]
+    config = parse_config(run.details["config_text"], CONFIG_NAME)
+    output = checks.render_results(attempts, patch_digest=run.patch_digest, details_url=ctx.details_url(run_id),
+                                   overrides=config.conclusions)
+    label = overall_label([a["label"] for a in attempts])
+    _complete(ctx, api, run_id, output, label)
+    return {"run_id": run_id, "label": label, "conclusion": output.conclusion}
+
+
+# -- people ------------------------------------------------------------------------------------
+def handle_comment(target: dict[str, Any], comment_id: int, author: str, commands: list[dict[str, Any]],
+                   delivery: str) -> dict[str, Any]:
+    ctx = context()
+    api = ctx.api(target)
+    done = []
+    for command in commands:
+        name = command["name"]
+        if name == "help":
+            api.comment(target["pr_number"], HELP_TEXT)
+        elif name == "unknown":
+            api.comment(target["pr_number"], f"@{author} `{command['text']}` is not a witness-gate command.\n\n{HELP_TEXT}")
+        else:
+            permission = api.permission(author)
+            if permission not in WRITE:
+                api.comment(target["pr_number"], f"@{author} `{command['text']}` needs write permission on this "
+                                                  f"repository; yours is `{permission}`. Nothing was done.")
+            elif name == "replay":
+                api.react(comment_id, "eyes")
+                _enqueue_gate(ctx, target, f"/witness replay by @{author}", delivery)
+            else:
+                api.comment(target["pr_number"], f"@{author} `{command['text']}`: the freeze ledger is not "
+                                                  "available in this version of witness-gate yet. Nothing was done.")
+        done.append(name)
+    return {"commands": done}
+
+
+def handle_action(target: dict[str, Any], identifier: str, actor: str, check_run_id: int, delivery: str) -> dict[str, Any]:
+    ctx = context()
+    api = ctx.api(target)
+    permission = api.permission(actor)
+    if permission not in WRITE:
+        api.comment(target["pr_number"], f"@{actor} the `{identifier}` button needs write permission on this "
+                                          f"repository; yours is `{permission}`. Nothing was done.")
+        return {"refused": actor}
+    if identifier == "replay":
+        _enqueue_gate(ctx, target, f"Replay button by @{actor}", delivery)
+        return {"replayed": True}
+    api.comment(target["pr_number"], f"@{actor} `{identifier}`: the freeze ledger is not available in this version "
+                                      "of witness-gate yet. Nothing was done.")
+    return {"unsupported": identifier}
+
+
+def _enqueue_gate(ctx: Context, target: dict[str, Any], reason: str, delivery: str) -> None:
+    fresh = {**target, "head_sha": "", "base_sha": ""}  # whatever the head is when the job starts
+    ctx.queue.enqueue("worker.jobs.gate_pull_request", kwargs={"target": fresh, "reason": reason, "delivery": delivery},
+                      job_id=safe_id("gate", target["repo_id"], target["pr_number"], "replay", delivery[:12]),
+                      on_failure=Callback("worker.jobs.on_job_failure"))
+
+
+def cancel_pull_request(target: dict[str, Any]) -> dict[str, Any]:
+    """A closed pull request: pending property jobs find their head gone and skip; open runs end."""
+    ctx = context()
+    ctx.redis.set(ctx.head_key(target), "closed")
+    api = ctx.api(target)
+    ended = 0
+    for run in ctx.store.runs_for_pull(target["repo"], target["pr_number"]):
+        if run.status in ("queued", "in_progress") and run.check_run_id:
+            output = checks.CheckOutput("cancelled", "pull request closed",
+                                        f"{checks.MARKER}\nThe pull request was closed before the gate finished.")
+            _complete(ctx, api, run.id, output, "cancelled")
+            ended += 1
+    return {"cancelled": ended}
+
+
+def on_job_failure(job, connection, exc_type, exc_value, traceback) -> None:
+    """Any job that fails ends its check run visibly: never left in progress."""
+    kwargs = job.kwargs or {}
+    run_id = kwargs.get("run_id") or (job.meta or {}).get("run_id")
+    if not run_id:
+        log.error("job %s failed before a check run existed: %s", job.id, exc_value)
+        return
+    ctx = context()
+    run = ctx.store.get_run(run_id)
+    if run is None or run.status == "completed" or not run.check_run_id:
+        return
+    if job.func_name.endswith("run_property"):
+        return  # finish_run still runs (allow_failure) and reports this property as a hold
+    reason = f"{exc_type.__name__ if exc_type else 'error'}: {str(exc_value)[:500]}"
+    target = kwargs.get("target") or {}
+    try:
+        api = ctx.api({**target, "installation_id": run.installation_id, "repo": run.repo})
+        _complete(ctx, api, run_id, checks.render_fault(reason, ctx.details_url(run_id)), "hold")
+    except (GitHubError, CheckoutError) as exc:
+        log.error("run %s: could not end its check run: %s", run_id, exc)
+        ctx.store.update_run(run_id, status="failed", details={**run.details, "fault": reason,
+                                                                "at": datetime.now(timezone.utc).isoformat()})
