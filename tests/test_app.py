@@ -229,3 +229,24 @@ def test_healthz_and_records(stack):
     assert health == {"status": "ok", "redis": "ok", "database": "ok"}
     assert requests.get(f"{stack.url}/records/{'0' * 32}", timeout=5).status_code == 404
     assert requests.get(f"{stack.url}/records/../../etc/passwd", timeout=5).status_code == 404
+
+
+def test_more_than_3000_changed_files_are_diffed_from_the_trees(stack, double, tmp_path):
+    # GitHub's file list stops at 3,000; the oracle edit is the 3,001st path in its order
+    many = {f"src/gen/m{i:04d}.py": f"X = {i}\n" for i in range(3000)}
+    name, _ = make_pull(double, tmp_path, {**many, "tests/properties/test_calc.py": CALC_PROPS + "\n# weaker\n"})
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "failure" and run["output"]["title"].startswith("mixed_edit"), run["output"]
+    assert double.calls_to("GET", "/tarball/")  # both trees were fetched and compared
+
+
+def test_closing_the_pull_request_cancels_pending_work(stack, double, tmp_path):
+    slow = CONFIG.replace("runs: 20", "runs: 3")
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": "import time\ntime.sleep(1)\n" + GOOD}, config=slow)
+    head = double.sha(name, "patch")
+    assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
+    stack.wait_until(lambda: double.runs_for(head), what="the check run")
+    double.repos[name].pulls[7].state = "closed"
+    assert stack.send("pull_request", pull_request_event(double, name, 7, "closed")).status_code == 202
+    run = stack.wait_for_check(head)
+    assert run["conclusion"] == "cancelled" and run["output"]["title"] == "pull request closed"

@@ -91,7 +91,7 @@ class PyGithubApi:
         self._connect(installation_token(settings, redis, installation_id))
 
     def _connect(self, token: str) -> None:
-        self.gh = Github(auth=Auth.Token(token), base_url=self.settings.api_url, lazy=True,
+        self.gh = Github(auth=Auth.Token(token), base_url=self.settings.api_url, lazy=True, per_page=100,
                          seconds_between_requests=None, seconds_between_writes=None)
         self.repo = self.gh.get_repo(self.repo_name, lazy=True)
 

@@ -29,7 +29,7 @@ from witness_gate.session import GateRun, Pinned
 from witness_gate.store import Store
 from witness_gate.verdict import Split, overall_label
 from worker import checks
-from worker.checkout import CheckoutError, checkout
+from worker.checkout import CheckoutError, changed_paths_locally, checkout
 from worker.github_api import GitHubApi, GitHubError, PyGithubApi
 
 log = logging.getLogger("witness_gate.worker")
@@ -116,6 +116,8 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
                        files=[CONFIG_NAME], line_of={CONFIG_NAME: _first_line(exc)})
 
     changed, capped = api.changed_files(target["pr_number"])
+    if capped:  # GitHub lists at most 3,000 files: diff the two trees here instead
+        changed = changed_paths_locally(api, target["repo"], base, head)
     impl, oracle = split_paths(changed, config.impl, config.oracle_patterns)
     details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
                "split": {"impl_changed": impl, "oracle_changed": oracle}}
@@ -172,6 +174,9 @@ def _refuse(ctx: Context, api: GitHubApi, run_id: str, label: str, title: str, s
 
 
 def _complete(ctx: Context, api: GitHubApi, run_id: str, output: checks.CheckOutput, label: str) -> None:
+    """Complete the run's check run once: whoever comes first (finish, cancel, a failure) says it."""
+    if not ctx.redis.set(f"witness:completed:{run_id}", label, nx=True, ex=7 * 24 * 3600):
+        return
     run = ctx.store.get_run(run_id)
     for body in output.bodies(ctx.details_url(run_id), run_id):
         api.update_check_run(run.check_run_id, body)

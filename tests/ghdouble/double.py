@@ -300,6 +300,7 @@ class GitHubDouble:
                 kind = {"A": "added", "D": "removed", "M": "modified"}.get(status[0], "changed")
                 files.append({"filename": out[i + 1], "status": kind})
                 i += 2
+        files = files[:3000]  # GitHub lists at most 3,000 files of a pull request
         per_page = min(int(request.args.get("per_page", 30)), 100)
         page = int(request.args.get("page", 1))
         chunk = files[(page - 1) * per_page : page * per_page]
