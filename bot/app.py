@@ -15,7 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bot import signature
 from bot.events import route
-from bot.jobspec import BadPayload
+from bot.jobspec import BadPayload, head_key
 from bot.settings import Settings
 from witness_gate.store import Store
 
@@ -61,6 +61,11 @@ def create_app(settings: Settings | None = None, *, redis: Redis | None = None, 
             if not redis.set(f"witness:delivery:{delivery}", event, nx=True, ex=DELIVERY_TTL):
                 return _answer(200, f"delivery {delivery} was seen before; nothing enqueued")
             for job in routed.jobs:
+                t = job.kwargs.get("target", {})
+                if event == "pull_request" and t.get("head_sha"):
+                    # a new push supersedes work on older heads, and closing ends it, at once
+                    closed = job.func.endswith("cancel_pull_request")
+                    redis.set(head_key(t), "closed" if closed else t["head_sha"])
                 queue.enqueue(job.func, kwargs=job.kwargs, job_id=job.job_id,
                               description=f"{event} {delivery}", failure_ttl=7 * 24 * 3600,
                               on_failure=_failure_callback(job.func))

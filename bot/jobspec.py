@@ -47,3 +47,8 @@ def target(payload: dict[str, Any], number: int, head_sha: str = "", base_sha: s
 def gate_job(t: dict[str, Any], delivery: str, reason: str) -> Job:
     return Job("worker.jobs.gate_pull_request", {"target": t, "reason": reason, "delivery": delivery},
                safe_id("gate", t["repo_id"], t["pr_number"], (t["head_sha"] or "head")[:12], delivery[:12]))
+
+
+def head_key(t: dict[str, Any]) -> str:
+    """Redis key of a pull request's newest head: older work for it is superseded."""
+    return f"witness:head:{t['repo_id']}:{t['pr_number']}"

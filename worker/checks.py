@@ -110,6 +110,16 @@ def render_refusal(label: str, title: str, summary: str, *, files: list[str] = (
     return CheckOutput(conclusion_for(label, overrides), title, fit(f"{MARKER}\n{summary}"), "", annotations)
 
 
+def render_ended(newer_head: str) -> CheckOutput:
+    """Work on this head stopped: the pull request was closed, or a newer push replaced it."""
+    if newer_head == "closed":
+        return CheckOutput("cancelled", "pull request closed",
+                           f"{MARKER}\nThe pull request was closed before the gate finished.", actions=[])
+    return CheckOutput("cancelled", "superseded by a newer push",
+                       f"{MARKER}\nA newer head ({newer_head[:12]}) replaced this one; its own check run has "
+                       "the verdict.", actions=[])
+
+
 def render_fault(reason: str, details_url: str) -> CheckOutput:
     """The gate could not finish: never leave the check run in progress."""
     summary = (f"{MARKER}\nwitness-gate could not finish this head: {reason}\n\n"

@@ -16,7 +16,7 @@ from rq.job import Callback, Dependency
 from rq.serializers import JSONSerializer
 
 from bot.commands import HELP_TEXT
-from bot.jobspec import safe_id
+from bot.jobspec import head_key, safe_id
 from bot.settings import Settings
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
@@ -53,11 +53,8 @@ class Context:
     def details_url(self, run_id: str) -> str:
         return f"{self.settings.public_url}/records/{run_id}"
 
-    def head_key(self, target: dict[str, Any]) -> str:
-        return f"witness:head:{target['repo_id']}:{target['pr_number']}"
-
     def current_head(self, target: dict[str, Any]) -> str:
-        value = self.redis.get(self.head_key(target))
+        value = self.redis.get(head_key(target))
         return value.decode() if value else ""
 
     def sandbox(self) -> tuple[Sandbox, tuple[str, ...], str]:
@@ -88,7 +85,7 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
     if target.get("head_sha") and target["head_sha"] != pull.head_sha:
         return {"skipped": f"{target['head_sha'][:12]} is no longer the head ({pull.head_sha[:12]} is)"}
     head, base = pull.head_sha, pull.base_sha
-    ctx.redis.set(ctx.head_key(target), head)  # newer work for this pull request supersedes older work
+    ctx.redis.set(head_key(target), head)  # newer work for this pull request supersedes older work
     run = ctx.store.add_run(repo=target["repo"], installation_id=target["installation_id"],
                             pr_number=target["pr_number"], head_sha=head, base_sha=base, status="in_progress",
                             details={"reason": reason, "delivery": delivery})
@@ -241,11 +238,9 @@ def finish_run(run_id: str, target: dict[str, Any]) -> dict[str, Any]:
     ctx = context()
     run = ctx.store.get_run(run_id)
     api = ctx.api(target)
-    if ctx.current_head(target) != run.head_sha:
-        newer = ctx.current_head(target)
-        output = checks.CheckOutput("cancelled", "superseded by a newer push",
-                                    f"{checks.MARKER}\nA newer head ({newer[:12] or 'closed'}) replaced this one.")
-        _complete(ctx, api, run_id, output, "superseded")
+    newer = ctx.current_head(target)
+    if newer != run.head_sha:
+        _complete(ctx, api, run_id, checks.render_ended(newer), "superseded")
         return {"run_id": run_id, "label": "superseded"}
     records = {a.assertion_id: a.record for a in ctx.store.attempts(run_id)}
     for name in run.details.get("properties", []):
@@ -313,14 +308,12 @@ def _enqueue_gate(ctx: Context, target: dict[str, Any], reason: str, delivery: s
 def cancel_pull_request(target: dict[str, Any]) -> dict[str, Any]:
     """A closed pull request: pending property jobs find their head gone and skip; open runs end."""
     ctx = context()
-    ctx.redis.set(ctx.head_key(target), "closed")
+    ctx.redis.set(head_key(target), "closed")
     api = ctx.api(target)
     ended = 0
     for run in ctx.store.runs_for_pull(target["repo"], target["pr_number"]):
         if run.status in ("queued", "in_progress") and run.check_run_id:
-            output = checks.CheckOutput("cancelled", "pull request closed",
-                                        f"{checks.MARKER}\nThe pull request was closed before the gate finished.")
-            _complete(ctx, api, run.id, output, "cancelled")
+            _complete(ctx, api, run.id, checks.render_ended("closed"), "cancelled")
             ended += 1
     return {"cancelled": ended}
 
