@@ -93,6 +93,9 @@ def test_a_passing_pull_request_is_a_success(stack, double, tmp_path):
     assert record["kind"] == "gate_run" and record["label"] == "pass" and record["head_sha"] == head
     assert run["external_id"] == record["record_id"]
     assert [a["label"] for a in record["attempts"]] == ["pass", "pass"]
+    double.expect("POST", "/check-runs", times=1)
+    double.expect("GET", "/contents/.witness.yml")
+    double.expect("GET", "/pulls/7/files")
 
 
 def test_a_regression_fails_with_the_witness_and_an_annotation(stack, double, tmp_path):
@@ -250,3 +253,12 @@ def test_closing_the_pull_request_cancels_pending_work(stack, double, tmp_path):
     assert stack.send("pull_request", pull_request_event(double, name, 7, "closed")).status_code == 202
     run = stack.wait_for_check(head)
     assert run["conclusion"] == "cancelled" and run["output"]["title"] == "pull request closed"
+
+
+def test_an_api_error_mid_run_ends_the_check_run_with_a_replay_button(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"})
+    double.fail_next("GET", "/pulls/7/files", 403)
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "action_required"
+    assert run["output"]["title"] == "witness-gate could not finish"
+    assert "403" in run["output"]["summary"] and [a["identifier"] for a in run["actions"]] == ["replay"]

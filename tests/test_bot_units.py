@@ -162,3 +162,16 @@ def test_accept_freeze_only_with_a_proposed_freeze():
     proposed = checks.render_results([attempt("a", "flake", freeze={"state": "proposed"})], patch_digest="p",
                                      details_url="u")
     assert [a["identifier"] for a in proposed.actions] == ["replay", "accept_freeze"]
+
+
+def test_the_worker_holds_without_a_sandbox_unless_told(monkeypatch):
+    from worker import jobs
+
+    ctx = object.__new__(jobs.Context)
+    ctx.settings = Settings("1", "k", b"s", sandbox="bwrap")
+    monkeypatch.setattr(jobs, "bwrap_works", lambda: "bubblewrap (bwrap) is not installed")
+    sandbox, holds, note = ctx.sandbox()
+    assert holds == ("sandbox_unavailable",) and "refuses to run pull request code" in note
+    ctx.settings = Settings("1", "k", b"s", sandbox="none")
+    sandbox, holds, note = ctx.sandbox()
+    assert (sandbox.mode, holds) == ("none", ()) and "without isolation" in note

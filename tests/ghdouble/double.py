@@ -100,6 +100,7 @@ class GitHubDouble:
         self.reactions: list[dict[str, Any]] = []
         self.calls: list[Call] = []
         self.problems: list[str] = []
+        self.faults: list[tuple[str, str, int]] = []  # (method, path fragment, status) answered once each
         self.lock = threading.Lock()
         self._ids = iter(range(1000, 10**9))
         spec = json.loads(SPEC.read_text())
@@ -129,6 +130,11 @@ class GitHubDouble:
             self.reactions.clear()
             self.calls.clear()
             self.problems.clear()
+            self.faults.clear()
+
+    def fail_next(self, method: str, fragment: str, status: int) -> None:
+        """Answer the next matching request with `status`, as GitHub does on a bad day."""
+        self.faults.append((method, fragment, status))
 
     def next_id(self) -> int:
         return next(self._ids)
@@ -177,6 +183,11 @@ class GitHubDouble:
                 detail = "; ".join(str(e) for e in getattr(exc, "schema_errors", []) or []) or str(exc)
                 double.problems.append(f"{request.method} {request.full_path}: {type(exc).__name__}: {detail}")
                 return _error(422, f"request refused by the OpenAPI description: {detail}")
+            with double.lock:
+                for fault in double.faults:
+                    if fault[0] == request.method and fault[1] in request.path:
+                        double.faults.remove(fault)
+                        return _error(fault[2], "injected fault")
             return None
 
         @app.after_request
