@@ -63,6 +63,47 @@ class AttemptRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class FreezeRow(Base):
+    """A freeze: proposed by the gate for a flake, accepted by a person, ended by the clock or a revoke."""
+
+    __tablename__ = "witness_freezes"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_record_id)
+    repo: Mapped[str] = mapped_column(String(200), index=True)
+    pr_number: Mapped[int] = mapped_column(Integer)
+    run_id: Mapped[str] = mapped_column(String(32), index=True)  # the gate run that proposed it
+    head_sha: Mapped[str] = mapped_column(String(40))
+    assertion_id: Mapped[str] = mapped_column(String(200))
+    property_id: Mapped[str] = mapped_column(String(300), default="")
+    contract_digest: Mapped[str] = mapped_column(String(64), default="")
+    fixture_digest: Mapped[str] = mapped_column(String(64))
+    witness_hash: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[str] = mapped_column(String(200), default="")
+    signature: Mapped[str] = mapped_column(String(300), default="")
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    runs: Mapped[int] = mapped_column(Integer, default=0)
+    state: Mapped[str] = mapped_column(String(20), default="proposed", index=True)
+    proposed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    accepted_by: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    accepted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    ended_by: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class FreezeEventRow(Base):
+    """The audit trail: every change of a freeze, and every refusal, with actor, time and reason."""
+
+    __tablename__ = "witness_freeze_events"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    freeze_id: Mapped[str] = mapped_column(String(32), index=True)
+    action: Mapped[str] = mapped_column(String(20))  # propose, accept, revoke, expire, refuse
+    actor: Mapped[str] = mapped_column(String(100))
+    reason: Mapped[str] = mapped_column(String(1000), default="")
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class Store:
     """A thin wrapper over one engine; each method is one short transaction."""
 
@@ -72,10 +113,15 @@ class Store:
         self.session = sessionmaker(self.engine, expire_on_commit=False)
 
     def create_schema(self) -> None:
-        Base.metadata.create_all(self.engine)
+        """Bring the database to the newest schema with the Alembic migrations."""
+        from witness_gate.migrate import upgrade
+
+        upgrade(self.engine)
 
     def drop_schema(self) -> None:
-        Base.metadata.drop_all(self.engine)
+        from witness_gate.migrate import downgrade
+
+        downgrade(self.engine)
 
     def ping(self) -> None:
         with self.engine.connect() as conn:

@@ -34,6 +34,7 @@ class FreezeMatch:
     witness_hash: str
     expires_at: str  # ISO 8601, UTC
     accepted_by: str = ""
+    contract_digest: str = ""  # when set, a changed contract starts a new ledger
 
 
 @dataclass
@@ -158,6 +159,8 @@ def _matching_freeze(binding: Binding, witness: str, freezes: tuple[FreezeMatch,
         if (freeze.assertion_id, freeze.fixture_digest, freeze.witness_hash) != (
             binding.assertion_id, binding.fixture_digest, witness
         ):
+            continue
+        if freeze.contract_digest and binding.contract and freeze.contract_digest != binding.contract.digest():
             continue
         if _parse_time(freeze.expires_at) > now:
             return freeze

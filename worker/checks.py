@@ -73,7 +73,8 @@ def render_results(attempts: list[dict[str, Any]], *, patch_digest: str, details
     rows = ["| property | label | failures/runs | reason | witness | fixture | seed |",
             "|---|---|---|---|---|---|---|"]
     for a in attempts:
-        reason = a.get("reason") or ", ".join(a.get("hold_reasons") or []) or "-"
+        holds = ", ".join(a.get("hold_reasons") or [])
+        reason = " ".join(filter(None, [a.get("reason"), f"(hold: {holds})" if holds else ""])) or "-"
         rows.append(f"| `{a['assertion_id']}` | {a['label']} | {a.get('failures', 0)}/{a.get('runs', 0)} | "
                     f"{_cell(reason)} | `{_short(a.get('witness_hash'))}` | `{_short(a.get('fixture_digest'))}` | "
                     f"`{_cell(a.get('seed') or '-')}` |")

@@ -23,6 +23,7 @@ from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
 from witness_gate.discover import DiscoveryError, discover
 from witness_gate.labels import split_paths
+from witness_gate.ledger import Ledger, Outcome, apply_freezes
 from witness_gate.lock import Lock, LockError, parse_fixture
 from witness_gate.sandbox import Sandbox, bwrap_works
 from witness_gate.session import GateRun, Pinned
@@ -210,8 +211,10 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
     split = Split(**run.details["split"])
     out = Path(tempfile.mkdtemp(prefix="witness-records-"))
     try:
+        ledger = Ledger(ctx.store)
+        ledger.expire_due()
         gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, out,
-                       _LogReporter(run_id), extra_holds=holds)
+                       _LogReporter(run_id), extra_holds=holds, freezes=ledger.active(run.repo))
         result = gate.gate_one(prop, _pin_from_base(api, run.base_sha, config, prop.assertion_id))
     finally:
         shutil.rmtree(out, ignore_errors=True)
@@ -246,13 +249,37 @@ def finish_run(run_id: str, target: dict[str, Any]) -> dict[str, Any]:
     for name in run.details.get("properties", []):
         records.setdefault(name, {"assertion_id": name, "label": "hold", "hold_reasons": ["transport:worker"],
                                   "notes": ["the job for this property failed or was lost; press Replay"]})
-    attempts = [records[k] for k in sorted(records)]
+    ledger = Ledger(ctx.store)
+    ledger.expire_due()
+    attempts = apply_freezes([records[k] for k in sorted(records)], ledger.active(run.repo))
+    for attempt in attempts:
+        if attempt.get("freeze"):
+            ledger.propose(repo=run.repo, pr_number=run.pr_number, run_id=run_id, head_sha=run.head_sha,
+                           proposal=attempt["freeze"])
     config = parse_config(run.details["config_text"], CONFIG_NAME)
     output = checks.render_results(attempts, patch_digest=run.patch_digest, details_url=ctx.details_url(run_id),
                                    overrides=config.conclusions)
     label = overall_label([a["label"] for a in attempts])
     _complete(ctx, api, run_id, output, label)
     return {"run_id": run_id, "label": label, "conclusion": output.conclusion}
+
+
+def rerender(ctx: Context, api: GitHubApi, run_id: str) -> str:
+    """After an accept or a revoke: the head's check run says what holds now, at once."""
+    run = ctx.store.get_run(run_id)
+    ledger = Ledger(ctx.store)
+    ledger.expire_due()
+    attempts = apply_freezes(sorted((a.record for a in ctx.store.attempts(run_id)), key=lambda r: r["assertion_id"]),
+                             ledger.active(run.repo))
+    config = parse_config(run.details["config_text"], CONFIG_NAME)
+    output = checks.render_results(attempts, patch_digest=run.patch_digest, details_url=ctx.details_url(run_id),
+                                   overrides=config.conclusions)
+    body = output.bodies(ctx.details_url(run_id), run_id)[0]
+    body["output"].pop("annotations")  # they are on the run already; a PATCH would add them again
+    api.update_check_run(run.check_run_id, body)
+    label = overall_label([a["label"] for a in attempts])
+    ctx.store.update_run(run_id, label=label, conclusion=output.conclusion)
+    return label
 
 
 # -- people ------------------------------------------------------------------------------------
@@ -276,10 +303,36 @@ def handle_comment(target: dict[str, Any], comment_id: int, author: str, command
                 api.react(comment_id, "eyes")
                 _enqueue_gate(ctx, target, f"/witness replay by @{author}", delivery)
             else:
-                api.comment(target["pr_number"], f"@{author} `{command['text']}`: the freeze ledger is not "
-                                                  "available in this version of witness-gate yet. Nothing was done.")
+                outcome = _freeze_command(ctx, api, target, name, author, command.get("hours"))
+                if outcome.ok:
+                    api.react(comment_id, "eyes")
+                else:
+                    api.comment(target["pr_number"], f"@{author} `{command['text']}` refused: {outcome.refusal}.")
         done.append(name)
     return {"commands": done}
+
+
+def _freeze_command(ctx: Context, api: GitHubApi, target: dict[str, Any], name: str, actor: str,
+                    hours: float | None) -> Outcome:
+    """Accept or revoke on the pull request's current head, then update its check run."""
+    head = api.pull(target["pr_number"]).head_sha
+    runs = [r for r in ctx.store.runs_for_pull(target["repo"], target["pr_number"])
+            if r.head_sha == head and r.status == "completed" and r.check_run_id]
+    if not runs:
+        return Outcome([], f"the current head {head[:12]} has no finished witness-gate run yet")
+    run = runs[-1]
+    config = parse_config(run.details["config_text"], CONFIG_NAME)
+    ledger = Ledger(ctx.store)
+    ledger.expire_due()
+    if name == "freeze_accept":
+        outcome = ledger.accept(repo=run.repo, pr_number=run.pr_number, run_id=run.id, actor=actor,
+                                hours=hours if hours is not None else config.expires_in_hours,
+                                max_hours=config.max_hours)
+    else:
+        outcome = ledger.revoke(repo=run.repo, pr_number=run.pr_number, actor=actor)
+    if outcome.ok:
+        rerender(ctx, api, run.id)
+    return outcome
 
 
 def handle_action(target: dict[str, Any], identifier: str, actor: str, check_run_id: int, delivery: str) -> dict[str, Any]:
@@ -293,8 +346,12 @@ def handle_action(target: dict[str, Any], identifier: str, actor: str, check_run
     if identifier == "replay":
         _enqueue_gate(ctx, target, f"Replay button by @{actor}", delivery)
         return {"replayed": True}
-    api.comment(target["pr_number"], f"@{actor} `{identifier}`: the freeze ledger is not available in this version "
-                                      "of witness-gate yet. Nothing was done.")
+    if identifier == "accept_freeze":
+        outcome = _freeze_command(ctx, api, target, "freeze_accept", actor, None)
+        if not outcome.ok:
+            api.comment(target["pr_number"], f"@{actor} the Accept freeze button was refused: {outcome.refusal}.")
+        return {"accepted": outcome.ok}
+    api.comment(target["pr_number"], f"@{actor} `{identifier}` is not a witness-gate action. Nothing was done.")
     return {"unsupported": identifier}
 
 

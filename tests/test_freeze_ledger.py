@@ -1,0 +1,161 @@
+"""The freeze ledger end to end: propose -> accept -> frozen -> expire -> red again, revoke, and refusals."""
+
+import threading
+import time
+
+import pytest
+
+from appstack import AppStack, check_run_event, comment_event
+from test_app import CALC_PROPS, COIN, GOOD, gate, make_pull
+from witness_gate.ledger import Ledger
+
+FLAKY_CONFIG = """version: 1
+properties:
+  fixtures: {"*": tests/fixtures/xs.json, prop_coin: tests/fixtures/empty.json}
+policy:
+  runs: 20
+freeze:
+  expires_in_hours: null
+  max_hours: 48
+"""
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory, github_double):
+    app = AppStack(tmp_path_factory.mktemp("ledger"), github_double).start()
+    yield app
+    app.stop()
+
+
+@pytest.fixture
+def double(github_double):
+    github_double.reset()
+    yield github_double
+    assert github_double.problems == []
+
+
+def flaky_pull(double, tmp_path):
+    # an empty fixture shrinks to itself, so every run of the coin has the same witness
+    return make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"}, config=FLAKY_CONFIG,
+                     props=CALC_PROPS + COIN, base_files={"tests/fixtures/empty.json": {}},
+                     permissions={"maintainer": "write", "owner": "admin", "visitor": "read"})
+
+
+def say(stack, double, name, body, author="maintainer", comment_id=None):
+    response = stack.send("issue_comment", comment_event(double, name, 7, body, author,
+                                                         comment_id=comment_id or int(time.time() * 1000) % 10**9))
+    assert response.status_code == 202, response.text
+
+
+def wait_reply(stack, double, count):
+    stack.wait_until(lambda: len(double.comments) >= count, what=f"{count} replies")
+    return double.comments[count - 1]["body"]
+
+
+def latest(double, head):
+    return max(double.runs_for(head), key=lambda r: r["id"])
+
+
+def test_propose_accept_frozen_expire_and_red_again(stack, double, tmp_path):
+    name, _ = flaky_pull(double, tmp_path)
+    run, head = gate(stack, double, name)
+    # no default expiry in this config: a hold whose only reason is the empty expiry, with a proposal
+    assert run["conclusion"] == "action_required" and run["output"]["title"] == "hold: prop_coin"
+    assert "expiry_empty" in run["output"]["summary"] and "accept_freeze" in [a["identifier"] for a in run["actions"]]
+    ledger = Ledger(stack.store)
+    [proposed] = [f for f in ledger.freezes() if f.repo == name]
+    assert proposed.state == "proposed" and proposed.assertion_id == "prop_coin"
+
+    say(stack, double, name, "/witness freeze accept 0.004h", comment_id=7001)
+    stack.wait_until(lambda: latest(double, head)["conclusion"] == "neutral", what="the check run to say frozen")
+    frozen = latest(double, head)
+    assert frozen["output"]["title"] == "frozen: prop_coin"
+    assert "frozen until" in frozen["output"]["summary"] and "by @maintainer" in frozen["output"]["summary"]
+    assert {"comment_id": 7001, "content": "eyes"} in double.reactions
+
+    say(stack, double, name, "/witness replay", comment_id=7002)  # a later attempt matches the freeze
+    again = stack.wait_for_check(head, count=2)
+    assert again["conclusion"] == "neutral" and again["output"]["title"] == "frozen: prop_coin"
+
+    accepted = ledger.get(proposed.id)
+    time.sleep(max(0.0, (accepted.expires_at.replace(tzinfo=None) - _utcnow_naive()).total_seconds()) + 0.5)
+    say(stack, double, name, "/witness replay", comment_id=7003)
+    red = stack.wait_for_check(head, count=3)
+    assert red["conclusion"] == "action_required", red["output"]
+    assert [e.action for e in ledger.events(proposed.id)] == ["propose", "accept", "expire"]
+    assert ledger.get(proposed.id).state == "expired"
+
+
+def _utcnow_naive():
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def test_revoke_ends_an_accepted_freeze_now(stack, double, tmp_path):
+    name, _ = flaky_pull(double, tmp_path)
+    _, head = gate(stack, double, name)
+    say(stack, double, name, "/witness freeze accept 24h", author="owner")
+    stack.wait_until(lambda: latest(double, head)["conclusion"] == "neutral", what="frozen")
+    say(stack, double, name, "/witness freeze revoke", author="maintainer")
+    stack.wait_until(lambda: latest(double, head)["conclusion"] == "action_required", what="red again")
+    ledger = Ledger(stack.store)
+    [freeze] = [f for f in ledger.freezes() if f.repo == name]
+    assert freeze.state == "revoked" and freeze.ended_by == "maintainer"
+    events = ledger.events(freeze.id)
+    assert [(e.action, e.actor) for e in events] == [("propose", "witness-gate"), ("accept", "owner"),
+                                                    ("revoke", "maintainer")]
+
+
+def test_the_accept_button_uses_the_proposed_expiry_or_asks_for_one(stack, double, tmp_path):
+    name, _ = flaky_pull(double, tmp_path)
+    run, head = gate(stack, double, name)
+    assert stack.send("check_run", check_run_event(double, name, 7, run, "requested_action", "maintainer",
+                                                   "accept_freeze")).status_code == 202
+    reply = wait_reply(stack, double, 1)
+    assert "Accept freeze button was refused: say for how long: `/witness freeze accept <hours>h`" in reply
+    assert stack.send("check_run", check_run_event(double, name, 7, run, "requested_action", "visitor",
+                                                   "accept_freeze")).status_code == 202
+    assert "needs write permission" in wait_reply(stack, double, 2)
+
+
+@pytest.mark.parametrize("body, author, refusal", [
+    ("/witness freeze accept 24h", "visitor", "needs write permission on this repository; yours is `read`"),
+    ("/witness freeze accept 100h", "maintainer", "100h is longer than this repository allows (freeze.max_hours: 48)"),
+    ("/witness freeze accept 0h", "maintainer", "an expiry of 0h is not in the future"),
+    ("/witness freeze accept", "maintainer", "say for how long"),
+    ("/witness freeze revoke", "maintainer", "there is no accepted, unexpired freeze on this pull request"),
+])
+def test_refusals_say_why_and_change_nothing(stack, double, tmp_path, body, author, refusal):
+    name, _ = flaky_pull(double, tmp_path)
+    _, head = gate(stack, double, name)
+    say(stack, double, name, body, author=author)
+    assert refusal in wait_reply(stack, double, 1)
+    assert [f.state for f in Ledger(stack.store).freezes() if f.repo == name] == ["proposed"]
+    assert latest(double, head)["conclusion"] == "action_required"
+
+
+def test_a_regression_is_never_frozen(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD.replace("x + x", "x + x + (x == 13)")})
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "failure"
+    say(stack, double, name, "/witness freeze accept 24h")
+    assert "there is no proposed freeze on the current head" in wait_reply(stack, double, 1)
+
+
+def test_two_people_accepting_at_once_one_wins(stack, double, tmp_path):
+    name, _ = flaky_pull(double, tmp_path)
+    _, head = gate(stack, double, name)
+    threads = [threading.Thread(target=say, args=(stack, double, name, "/witness freeze accept 24h", who, 800 + i))
+               for i, who in enumerate(("maintainer", "owner"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stack.wait_until(lambda: len(double.reactions) + len(double.comments) >= 2, what="both answers")
+    ledger = Ledger(stack.store)
+    [freeze] = [f for f in ledger.freezes() if f.repo == name]
+    accepts = [e for e in ledger.events(freeze.id) if e.action == "accept"]
+    assert len(accepts) == 1 and freeze.accepted_by == accepts[0].actor
+    assert len(double.reactions) == 1 and len(double.comments) == 1
+    assert "already accepted" in double.comments[0]["body"] or "a moment ago" in double.comments[0]["body"]

@@ -1,0 +1,204 @@
+"""The freeze ledger: proposed -> accepted -> expired or revoked, every change an audit row."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from sqlalchemy import select, update
+
+from witness_gate.store import FreezeEventRow, FreezeRow, Store, utcnow
+from witness_gate.verdict import FreezeMatch
+
+ISO = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def iso(moment: datetime | None) -> str:
+    if moment is None:
+        return ""
+    if moment.tzinfo is None:  # SQLite hands back naive datetimes; every one we store is UTC
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime(ISO)
+
+
+def aware(moment: datetime | None) -> datetime | None:
+    if moment is not None and moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a ledger command did: the freezes it changed, or why it refused (for the reply)."""
+
+    changed: list[FreezeRow]
+    refusal: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.refusal
+
+
+def check_expiry(hours: float | None, max_hours: float) -> str:
+    """'' when `hours` is an expiry a person may give, else why not."""
+    if hours is None:
+        return ("say for how long: `/witness freeze accept <hours>h` "
+                f"(at most {max_hours:g}h); this repository proposes no default expiry")
+    if hours <= 0:
+        return f"an expiry of {hours:g}h is not in the future"
+    if hours > max_hours:
+        return f"{hours:g}h is longer than this repository allows (freeze.max_hours: {max_hours:g})"
+    return ""
+
+
+class Ledger:
+    def __init__(self, store: Store, clock: Callable[[], datetime] = utcnow) -> None:
+        self.store = store
+        self.clock = clock
+
+    def _event(self, session, freeze_id: str, action: str, actor: str, reason: str = "") -> None:
+        session.add(FreezeEventRow(freeze_id=freeze_id, action=action, actor=actor, reason=reason[:1000],
+                                   at=self.clock()))
+
+    # -- proposing ---------------------------------------------------------------------------
+    def propose(self, *, repo: str, pr_number: int, run_id: str, head_sha: str, proposal: dict[str, Any]) -> FreezeRow:
+        """Record the gate's proposal for a flake; the same witness proposed again is one freeze."""
+        with self.store.session.begin() as s:
+            existing = s.scalars(select(FreezeRow).where(
+                FreezeRow.repo == repo, FreezeRow.pr_number == pr_number, FreezeRow.state == "proposed",
+                FreezeRow.assertion_id == proposal["assertion_id"],
+                FreezeRow.fixture_digest == proposal["fixture_digest"],
+                FreezeRow.witness_hash == proposal["witness_hash"])).first()
+            if existing is not None:
+                existing.run_id, existing.head_sha = run_id, head_sha
+                return existing
+            row = FreezeRow(repo=repo, pr_number=pr_number, run_id=run_id, head_sha=head_sha,
+                            assertion_id=proposal["assertion_id"], property_id=proposal.get("property_id") or "",
+                            contract_digest=proposal.get("contract_digest") or "",
+                            fixture_digest=proposal["fixture_digest"], witness_hash=proposal["witness_hash"],
+                            seed=proposal.get("seed") or "", signature=proposal.get("signature") or "",
+                            failures=proposal.get("failures", 0), runs=proposal.get("runs", 0),
+                            proposed_at=self.clock())
+            s.add(row)
+            s.flush()
+            self._event(s, row.id, "propose", "witness-gate",
+                        f"{row.failures}/{row.runs} replays failed ({row.signature})")
+        return row
+
+    # -- a person decides ------------------------------------------------------------------------
+    def accept(self, *, repo: str, pr_number: int, run_id: str, actor: str, hours: float | None,
+               max_hours: float) -> Outcome:
+        """Accept the proposals of one gate run; only one person's accept takes effect."""
+        with self.store.session.begin() as s:
+            proposals = list(s.scalars(select(FreezeRow).where(FreezeRow.repo == repo, FreezeRow.run_id == run_id)))
+            pending = [p for p in proposals if p.state == "proposed"]
+            if not proposals:
+                return self._refuse(s, None, actor, "there is no proposed freeze on the current head; only a "
+                                                    "flake gets one, and a regression never does")
+            if not pending:
+                taken = proposals[0]
+                return self._refuse(s, taken.id, actor, f"the freeze is already {taken.state}"
+                                    + (f" by @{taken.accepted_by} until {iso(taken.expires_at)}"
+                                       if taken.state == "accepted" else ""))
+            problem = check_expiry(hours, max_hours)
+            if problem:
+                return self._refuse(s, pending[0].id, actor, problem)
+            now = self.clock()
+            expires = now + timedelta(hours=hours)
+            changed = []
+            for p in pending:
+                # the WHERE on state makes two accepts at once a race that exactly one wins
+                done = s.execute(update(FreezeRow).where(FreezeRow.id == p.id, FreezeRow.state == "proposed")
+                                 .values(state="accepted", accepted_by=actor, accepted_at=now, expires_at=expires))
+                if done.rowcount == 1:
+                    self._event(s, p.id, "accept", actor, f"until {iso(expires)} ({hours:g}h)")
+                    changed.append(p)
+            if not changed:
+                return self._refuse(s, pending[0].id, actor, "someone else accepted it a moment ago")
+        return Outcome([self.get(p.id) for p in changed])
+
+    def revoke(self, *, repo: str, pr_number: int, actor: str) -> Outcome:
+        with self.store.session.begin() as s:
+            now = self.clock()
+            live = [f for f in s.scalars(select(FreezeRow).where(
+                FreezeRow.repo == repo, FreezeRow.pr_number == pr_number, FreezeRow.state == "accepted"))
+                    if aware(f.expires_at) > now]
+            if not live:
+                return self._refuse(s, None, actor, "there is no accepted, unexpired freeze on this pull request")
+            for f in live:
+                s.execute(update(FreezeRow).where(FreezeRow.id == f.id, FreezeRow.state == "accepted")
+                          .values(state="revoked", ended_by=actor, ended_at=now))
+                self._event(s, f.id, "revoke", actor, "revoked by command")
+        return Outcome([self.get(f.id) for f in live])
+
+    def _refuse(self, session, freeze_id: str | None, actor: str, reason: str) -> Outcome:
+        self._event(session, freeze_id or "-", "refuse", actor, reason)
+        return Outcome([], reason)
+
+    # -- the clock ---------------------------------------------------------------------------
+    def expire_due(self) -> list[FreezeRow]:
+        """Mark accepted freezes whose time is up as expired, with an audit row each."""
+        now = self.clock()
+        with self.store.session.begin() as s:
+            due = [f for f in s.scalars(select(FreezeRow).where(FreezeRow.state == "accepted"))
+                   if aware(f.expires_at) <= now]
+            for f in due:
+                s.execute(update(FreezeRow).where(FreezeRow.id == f.id, FreezeRow.state == "accepted")
+                          .values(state="expired", ended_by="clock", ended_at=now))
+                self._event(s, f.id, "expire", "clock", f"expired at {iso(f.expires_at)}")
+        return due
+
+    # -- reading -----------------------------------------------------------------------------
+    def get(self, freeze_id: str) -> FreezeRow | None:
+        with self.store.session() as s:
+            return s.get(FreezeRow, freeze_id)
+
+    def active(self, repo: str) -> tuple[FreezeMatch, ...]:
+        """Accepted, unexpired freezes of a repository, as the verdict matches them."""
+        now = self.clock()
+        with self.store.session() as s:
+            rows = s.scalars(select(FreezeRow).where(FreezeRow.repo == repo, FreezeRow.state == "accepted"))
+            return tuple(FreezeMatch(r.assertion_id, r.fixture_digest, r.witness_hash, iso(r.expires_at),
+                                     r.accepted_by or "", r.contract_digest)
+                         for r in rows if aware(r.expires_at) > now)
+
+    def freezes(self, limit: int = 200) -> list[FreezeRow]:
+        with self.store.session() as s:
+            return list(s.scalars(select(FreezeRow).order_by(FreezeRow.proposed_at.desc()).limit(limit)))
+
+    def events(self, freeze_id: str | None = None) -> list[FreezeEventRow]:
+        with self.store.session() as s:
+            query = select(FreezeEventRow).order_by(FreezeEventRow.id)
+            if freeze_id:
+                query = query.where(FreezeEventRow.freeze_id == freeze_id)
+            return list(s.scalars(query))
+
+
+def apply_freezes(records: list[dict[str, Any]], freezes: tuple[FreezeMatch, ...]) -> list[dict[str, Any]]:
+    """Relabel attempt records against the freezes in force now (after an accept, a revoke or expiry).
+
+    A frozen record was a flake underneath; a flake, or a hold whose only reason is an empty
+    expiry, becomes frozen when an accepted freeze names its assertion, fixture and witness.
+    """
+    out = []
+    for record in records:
+        record = dict(record)
+        if record.get("label") == "frozen":
+            record["label"] = record.get("unfrozen_label", "flake")
+            record.pop("frozen_by", None)
+        freezable = record.get("label") == "flake" or (
+            record.get("label") == "hold" and record.get("hold_reasons") == ["expiry_empty"])
+        match = next((f for f in freezes if freezable and f.assertion_id == record.get("assertion_id")
+                      and f.fixture_digest == record.get("fixture_digest")
+                      and f.witness_hash == record.get("witness_hash")
+                      and (not f.contract_digest or f.contract_digest == record.get("contract_digest"))), None)
+        if match is not None:
+            record["unfrozen_label"] = record["label"]
+            record["label"] = "frozen"
+            record["frozen_by"] = {"assertion_id": match.assertion_id, "expires_at": match.expires_at,
+                                   "accepted_by": match.accepted_by}
+            record.pop("freeze", None)
+        out.append(record)
+    return out
