@@ -13,10 +13,11 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot import signature
+from bot import pages, signature
 from bot.events import route
 from bot.jobspec import BadPayload, head_key
 from bot.settings import Settings
+from witness_gate.ledger import Ledger, apply_freezes
 from witness_gate.store import Store
 
 MAX_BODY = 25 * 1024 * 1024  # GitHub never sends more
@@ -97,10 +98,26 @@ def create_app(settings: Settings | None = None, *, redis: Redis | None = None, 
         body = _find_record(store, record_id)
         if body is None:
             abort(404)
+        wants = request.accept_mimetypes.best_match(["application/json", "text/html"], default="application/json")
+        if not request.args.get("download") and wants == "text/html":  # a browser, from details_url
+            if body["kind"] == "attempt":
+                return Response(pages.record_page(body), mimetype="text/html")
+            return Response(pages.run_page(store.get_run(record_id), store.attempts(record_id)), mimetype="text/html")
         response = jsonify(body)
         if request.args.get("download"):
             response.headers["Content-Disposition"] = f'attachment; filename="witness-{record_id}.json"'
         return response
+
+    @app.get("/admin")
+    def admin() -> Response | tuple[Response, int]:
+        if not settings.admin_token:
+            return _answer(404, "admin pages are off; set WITNESS_ADMIN_TOKEN to turn them on")
+        if not pages.admin_allowed(settings.admin_token, request.headers.get("Authorization"), request.args.get("token")):
+            return _answer(401, "the admin pages need the admin token (Authorization: Bearer <token>)")
+        ledger = Ledger(store)
+        ledger.expire_due()
+        return Response(pages.admin_page(store.recent_runs(50), store.recent_attempts(100), ledger.freezes()),
+                        mimetype="text/html")
 
     @app.errorhandler(413)
     def too_large(_exc) -> tuple[Response, int]:
@@ -127,7 +144,10 @@ def _failure_callback(func: str):
 def _find_record(store: Store, record_id: str) -> dict[str, Any] | None:
     attempt = store.get_attempt(record_id)
     if attempt is not None:
-        return {"kind": "attempt", "run_id": attempt.run_id, **attempt.record}
+        run = store.get_run(attempt.run_id)
+        # as it stands now: a freeze accepted (or ended) since the attempt ran changes its label
+        [record] = apply_freezes([attempt.record], Ledger(store).active(run.repo))
+        return {"kind": "attempt", "run_id": attempt.run_id, **record}
     run = store.get_run(record_id)
     if run is None:
         return None

@@ -7,6 +7,11 @@ cd "$(dirname "$0")/.."
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v git >/dev/null 2>&1 || need+=(git)
+if [ "${1:-}" = "--dev" ]; then
+  # the admin pages are tested in a real headless browser
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     sudo=""

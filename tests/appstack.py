@@ -38,7 +38,7 @@ def database_url(tmp: Path) -> str:
 
 
 class AppStack:
-    def __init__(self, tmp: Path, double: GitHubDouble, workers: int = 2) -> None:
+    def __init__(self, tmp: Path, double: GitHubDouble, workers: int = 2, admin_token: str = "") -> None:
         self.tmp = tmp
         self.double = double
         self.port = free_port()
@@ -63,6 +63,7 @@ class AppStack:
             "WITNESS_PUBLIC_URL": self.url,
             "WITNESS_QUEUE": self.queue,
             "WITNESS_CACHE": self.cache,
+            "WITNESS_ADMIN_TOKEN": admin_token,
         }
         self.redis = Redis.from_url(REDIS_URL)
         self.store = Store(self.db_url)

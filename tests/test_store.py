@@ -1,12 +1,15 @@
 """The record store on SQLite and PostgreSQL: the migrations build exactly the models, both ways."""
 
+import json
 import os
+from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
 
+from witness_gate.ledger import Ledger, check_expiry
 from witness_gate.store import Base, Store
 
 URLS = ["sqlite"] + (["postgresql"] if os.environ.get("WITNESS_TEST_DATABASE_URL", "").startswith("postgresql") else [])
@@ -48,3 +51,40 @@ def test_runs_and_attempts_round_trip(store):
     store.update_run(run.id, status="completed", label="flake")
     assert store.get_run(run.id).status == "completed"
     assert [r.head_sha for r in store.runs_for_pull("o/r", 2)] == ["a" * 40, "c" * 40]
+
+
+def test_the_freezes_command_lists_the_ledger(store):
+    from datetime import datetime, timedelta, timezone
+
+    from conftest import run_cli
+    from witness_gate.ledger import Ledger
+
+    clock = [datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)]
+    ledger = Ledger(store, clock=lambda: clock[0])
+    proposal = {"assertion_id": "prop_coin", "fixture_digest": "f" * 64, "witness_hash": "w" * 64,
+                "failures": 3, "runs": 10, "signature": "flake:coin"}
+    ledger.propose(repo="o/r", pr_number=4, run_id="r" * 32, head_sha="h" * 40, proposal=proposal)
+    outcome = ledger.accept(repo="o/r", pr_number=4, run_id="r" * 32, actor="alice", hours=1e6, max_hours=10**7)
+    assert outcome.ok
+    done = run_cli("freezes", "--database-url", store.url, cwd=Path("/"))
+    assert done.returncode == 0, done.stderr
+    assert "accepted  prop_coin o/r#4 witness wwwwwwwwwwww 3/10 by @alice until" in done.stdout
+    listed = json.loads(run_cli("freezes", "--json", "--database-url", store.url, cwd=Path("/")).stdout)
+    assert [e["action"] for e in listed[0]["events"]] == ["propose", "accept"]
+    clock[0] += timedelta(hours=2)
+    assert ledger.revoke(repo="o/r", pr_number=4, actor="bob").ok
+
+
+def test_ledger_refusals_are_audited(store):
+    ledger = Ledger(store)
+    assert ledger.accept(repo="o/r", pr_number=1, run_id="x" * 32, actor="eve", hours=2, max_hours=5).refusal
+    assert ledger.revoke(repo="o/r", pr_number=1, actor="eve").refusal == (
+        "there is no accepted, unexpired freeze on this pull request")
+    assert [e.action for e in ledger.events()] == ["refuse", "refuse"]
+
+
+def test_expiry_is_checked_before_anything_changes():
+    assert check_expiry(None, 168).startswith("say for how long")
+    assert check_expiry(-1, 168) == "an expiry of -1h is not in the future"
+    assert check_expiry(200, 168) == "200h is longer than this repository allows (freeze.max_hours: 168)"
+    assert check_expiry(24, 168) == ""

@@ -113,13 +113,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=".artifacts/witness-gate",
                    help="records go to OUT/<head sha> (default: .artifacts/witness-gate)")
     add_runner_flags(p)
+    p = sub.add_parser("freezes", help="list the freeze ledger of the App's record store (DATABASE_URL)")
+    p.add_argument("--database-url", help="SQLAlchemy URL (default: $DATABASE_URL, else sqlite:///witness.db)")
+    p.add_argument("--json", action="store_true", help="print a JSON list, audit trail included")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler = {"pin": cmd_pin, "check": cmd_check, "classify": cmd_classify,
-               "freeze": cmd_freeze, "run": cmd_run}[args.command]
+               "freeze": cmd_freeze, "run": cmd_run, "freezes": cmd_freezes}[args.command]
     try:
         return handler(args)
     except INPUT_ERRORS as exc:
@@ -276,4 +279,48 @@ def cmd_freeze(args: argparse.Namespace) -> int:
         print(f"freeze record for {args.assertion} until {record['expires_at']} -> {args.out}")
     else:
         print(json.dumps(record, indent=2, sort_keys=True))
+    return EXIT_OK
+
+
+def cmd_freezes(args: argparse.Namespace) -> int:
+    import os
+
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from witness_gate.ledger import Ledger, aware, iso
+    from witness_gate.store import DEFAULT_DATABASE_URL, Store
+
+    url = args.database_url or os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
+    try:
+        store = Store(url)
+        store.create_schema()
+        ledger = Ledger(store)
+        ledger.expire_due()
+        freezes = ledger.freezes(limit=1000)
+        events = {f.id: ledger.events(f.id) for f in freezes}
+    except SQLAlchemyError as exc:
+        raise local.InputError(f"{url.split('@')[-1]}: cannot read the ledger ({type(exc).__name__}: "
+                               f"{str(exc).splitlines()[0][:200]}); check DATABASE_URL") from None
+    now = datetime.now(timezone.utc)
+    if args.json:
+        print(json.dumps([{
+            "id": f.id, "repo": f.repo, "pr_number": f.pr_number, "assertion_id": f.assertion_id,
+            "state": f.state, "fixture_digest": f.fixture_digest, "witness_hash": f.witness_hash,
+            "failures": f.failures, "runs": f.runs, "accepted_by": f.accepted_by,
+            "expires_at": iso(f.expires_at) or None, "proposed_at": iso(f.proposed_at),
+            "events": [{"action": e.action, "actor": e.actor, "at": iso(e.at), "reason": e.reason}
+                       for e in events[f.id]],
+        } for f in freezes], indent=2))
+        return EXIT_OK
+    if not freezes:
+        print(f"no freezes in {url.split('@')[-1]}")
+        return EXIT_OK
+    for f in freezes:
+        left = ""
+        if f.state == "accepted" and f.expires_at:
+            hours = (aware(f.expires_at) - now).total_seconds() / 3600
+            left = f" until {iso(f.expires_at)} ({hours:.1f}h left)"
+        who = f" by @{f.accepted_by}" if f.accepted_by else ""
+        print(f"{f.state:<9} {f.assertion_id} {f.repo}#{f.pr_number} witness {f.witness_hash[:12]} "
+              f"{f.failures}/{f.runs}{who}{left}")
     return EXIT_OK

@@ -152,6 +152,10 @@ class Store:
             return list(s.scalars(select(GateRunRow).where(
                 GateRunRow.repo == repo, GateRunRow.pr_number == pr_number).order_by(GateRunRow.created_at)))
 
+    def recent_runs(self, limit: int = 50) -> list[GateRunRow]:
+        with self.session() as s:
+            return list(s.scalars(select(GateRunRow).order_by(GateRunRow.created_at.desc()).limit(limit)))
+
     # -- attempts --------------------------------------------------------------------------
     def add_attempt(self, run_id: str, record: dict[str, Any]) -> AttemptRow:
         with self.session.begin() as s:
@@ -164,6 +168,11 @@ class Store:
         with self.session() as s:
             return list(s.scalars(select(AttemptRow).where(AttemptRow.run_id == run_id)
                                   .order_by(AttemptRow.assertion_id)))
+
+    def recent_attempts(self, limit: int = 100) -> list[tuple[AttemptRow, GateRunRow]]:
+        with self.session() as s:
+            return list(s.execute(select(AttemptRow, GateRunRow).join(GateRunRow, AttemptRow.run_id == GateRunRow.id)
+                                  .order_by(AttemptRow.created_at.desc()).limit(limit)).tuples())
 
     def get_attempt(self, record_id: str) -> AttemptRow | None:
         with self.session() as s:
