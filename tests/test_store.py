@@ -88,3 +88,16 @@ def test_expiry_is_checked_before_anything_changes():
     assert check_expiry(-1, 168) == "an expiry of -1h is not in the future"
     assert check_expiry(200, 168) == "200h is longer than this repository allows (freeze.max_hours: 168)"
     assert check_expiry(24, 168) == ""
+
+
+def test_two_processes_noticing_an_expiry_write_one_audit_row(store):
+    from datetime import datetime, timedelta, timezone
+
+    clock = [datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)]
+    first, second = Ledger(store, clock=lambda: clock[0]), Ledger(Store(store.url), clock=lambda: clock[0])
+    first.propose(repo="o/r", pr_number=1, run_id="r" * 32, head_sha="h" * 40,
+                  proposal={"assertion_id": "p", "fixture_digest": "f", "witness_hash": "w"})
+    assert first.accept(repo="o/r", pr_number=1, run_id="r" * 32, actor="a", hours=1, max_hours=5).ok
+    clock[0] += timedelta(hours=2)
+    assert len(first.expire_due()) + len(second.expire_due()) == 1
+    assert [e.action for e in first.events()] == ["propose", "accept", "expire"]

@@ -127,11 +127,16 @@ class Ledger:
                     if aware(f.expires_at) > now]
             if not live:
                 return self._refuse(s, None, actor, "there is no accepted, unexpired freeze on this pull request")
+            revoked = []
             for f in live:
-                s.execute(update(FreezeRow).where(FreezeRow.id == f.id, FreezeRow.state == "accepted")
-                          .values(state="revoked", ended_by=actor, ended_at=now))
-                self._event(s, f.id, "revoke", actor, "revoked by command")
-        return Outcome([self.get(f.id) for f in live])
+                done = s.execute(update(FreezeRow).where(FreezeRow.id == f.id, FreezeRow.state == "accepted")
+                                 .values(state="revoked", ended_by=actor, ended_at=now))
+                if done.rowcount == 1:
+                    self._event(s, f.id, "revoke", actor, "revoked by command")
+                    revoked.append(f)
+            if not revoked:
+                return self._refuse(s, live[0].id, actor, "someone else ended it a moment ago")
+        return Outcome([self.get(f.id) for f in revoked])
 
     def _refuse(self, session, freeze_id: str | None, actor: str, reason: str) -> Outcome:
         self._event(session, freeze_id or "-", "refuse", actor, reason)
@@ -144,11 +149,14 @@ class Ledger:
         with self.store.session.begin() as s:
             due = [f for f in s.scalars(select(FreezeRow).where(FreezeRow.state == "accepted"))
                    if aware(f.expires_at) <= now]
+            ended = []
             for f in due:
-                s.execute(update(FreezeRow).where(FreezeRow.id == f.id, FreezeRow.state == "accepted")
-                          .values(state="expired", ended_by="clock", ended_at=now))
-                self._event(s, f.id, "expire", "clock", f"expired at {iso(f.expires_at)}")
-        return due
+                done = s.execute(update(FreezeRow).where(FreezeRow.id == f.id, FreezeRow.state == "accepted")
+                                 .values(state="expired", ended_by="clock", ended_at=now))
+                if done.rowcount == 1:  # several processes notice the clock; one writes the audit row
+                    self._event(s, f.id, "expire", "clock", f"expired at {iso(f.expires_at)}")
+                    ended.append(f)
+        return ended
 
     # -- reading -----------------------------------------------------------------------------
     def get(self, freeze_id: str) -> FreezeRow | None:
