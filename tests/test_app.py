@@ -262,3 +262,17 @@ def test_an_api_error_mid_run_ends_the_check_run_with_a_replay_button(stack, dou
     assert run["conclusion"] == "action_required"
     assert run["output"]["title"] == "witness-gate could not finish"
     assert "403" in run["output"]["summary"] and [a["identifier"] for a in run["actions"]] == ["replay"]
+
+
+def test_a_pull_request_that_vanished_leaves_no_check_run_and_a_healthy_worker(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"})
+    payload = pull_request_event(double, name, 7)
+    del double.repos[name].pulls[7]  # deleted (or the repository made private) after the event was sent
+    assert stack.send("pull_request", payload).status_code == 202
+    stack.wait_until(lambda: double.calls_to("GET", "/pulls/7"), what="the worker to ask for the pull request")
+    time.sleep(1)
+    assert double.check_runs == {}
+    double.problems.clear()  # the 404 was the point
+    double.open_pull(name, "patch", "main", 7)
+    run, _ = gate(stack, double, name)  # the same workers still gate the next delivery
+    assert run["conclusion"] == "success"
