@@ -179,11 +179,19 @@ class Shrinker:
         return count > 0 and self.consider(without(count))
 
     def _reduce_value(self, path: Path) -> bool:
-        """The simplest value of the type, then null; then shorter strings, smaller numbers."""
+        """The simplest value of the type, then null; then shorter strings, smaller numbers.
+
+        Containers also try an empty key and moving one number's value into its neighbour (so
+        that a sum survives while an element goes), as Hypothesis's shrinker does.
+        """
         node = _get(self.current, path)
         for simpler in _simpler_values(node):
             if self.consider(_set(self.current, path, simpler)):
                 return True
+        if isinstance(node, dict):
+            return self._empty_a_key(path, node) | self._redistribute(path, node)
+        if isinstance(node, list):
+            return self._redistribute(path, node)
         if isinstance(node, str):
             return self._shorten_string(path)
         if isinstance(node, (int, float)) and not isinstance(node, bool):
@@ -193,8 +201,51 @@ class Shrinker:
             )
         return False
 
+    def _trim(self, path: Path, *, keep_prefix: bool) -> bool:
+        """Bisection for the shortest prefix (or suffix) that still fails: a culprit inside a long
+        string costs two logarithms, not a probe per character. Bisection presumes that longer cuts
+        keep failing; every cut is still checked, so a wrong presumption costs evaluations, never
+        correctness, and the character pass that follows finds what it skipped."""
+        text = _get(self.current, path)
+
+        def cut(length: int) -> Any:
+            return _set(self.current, path, text[:length] if keep_prefix else text[len(text) - length:])
+
+        lo, hi = 0, len(text)  # cut(hi) is the text itself; cut(lo) is "", tried by the value pass
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self.would_accept(cut(mid)):
+                hi = mid
+            else:
+                lo = mid
+        return hi < len(text) and self.consider(cut(hi))
+
+    def _empty_a_key(self, path: Path, node: dict) -> bool:
+        if "" in node:
+            return False
+        for key in sorted(node):
+            renamed = {("" if k == key else k): v for k, v in node.items()}
+            if self.consider(_set(self.current, path, renamed)):
+                return True
+        return False
+
+    def _redistribute(self, path: Path, node: dict | list) -> bool:
+        """For neighbouring integers a, b of one sign: try (0, a + b)."""
+        keys = sorted(node) if isinstance(node, dict) else list(range(len(node)))
+        for left, right in zip(keys, keys[1:]):
+            node = _get(self.current, path)
+            a, b = node[left], node[right]
+            if not (_is_int(a) and _is_int(b)) or a == 0 or b == 0 or (a > 0) != (b > 0):
+                continue
+            moved = dict(node) if isinstance(node, dict) else list(node)
+            moved[left], moved[right] = 0, a + b
+            if self.consider(_set(self.current, path, moved)):
+                return True
+        return False
+
     def _shorten_string(self, path: Path) -> bool:
-        changed = False
+        """Trim to the shortest failing prefix, then suffix (bisection); then delete runs of characters."""
+        changed = self._trim(path, keep_prefix=True) | self._trim(path, keep_prefix=False)
         index = 0
         while True:
             text = _get(self.current, path)
@@ -278,6 +329,10 @@ def _set(value: Any, path: Path, new: Any) -> Any:
         copy = list(value)
     copy[head] = _set(value[head], rest, new)
     return copy
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _drop_run(node: dict | list, index: int, count: int) -> dict | list:
