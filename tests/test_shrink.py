@@ -189,3 +189,12 @@ def test_the_start_must_fail_with_the_target():
         shrink({"a": 1}, lambda v: None, target_reason="x")
     with pytest.raises(ValueError, match="does not fail with 'x'"):
         shrink({"a": 1}, lambda v: "y", target_reason="x")
+
+
+def test_a_renamed_key_and_neighbouring_numbers_in_one_dict():
+    # the key pass renames "a" to "", then the number pass must read the dict as it is now
+    def run(v):
+        return "big" if isinstance(v, dict) and sum(x for x in v.values() if isinstance(x, int)) > 10 else None
+
+    result = shrink({"a": 7, "b": 8, "note": "x"}, run, target_reason="big")
+    assert run(result.witness) == "big" and result.witness == {"": 11}  # one key carries the whole sum

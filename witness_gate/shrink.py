@@ -189,7 +189,7 @@ class Shrinker:
             if self.consider(_set(self.current, path, simpler)):
                 return True
         if isinstance(node, dict):
-            return self._empty_a_key(path, node) | self._redistribute(path, node)
+            return self._empty_a_key(path, node) or self._redistribute(path, node)
         if isinstance(node, list):
             return self._redistribute(path, node)
         if isinstance(node, str):
@@ -230,16 +230,17 @@ class Shrinker:
         return False
 
     def _redistribute(self, path: Path, node: dict | list) -> bool:
-        """For neighbouring integers a, b of one sign: try (0, a + b)."""
+        """For neighbouring integers a, b of one sign: drop a and let b carry a + b."""
         keys = sorted(node) if isinstance(node, dict) else list(range(len(node)))
         for left, right in zip(keys, keys[1:]):
-            node = _get(self.current, path)
             a, b = node[left], node[right]
             if not (_is_int(a) and _is_int(b)) or a == 0 or b == 0 or (a > 0) != (b > 0):
                 continue
-            moved = dict(node) if isinstance(node, dict) else list(node)
-            moved[left], moved[right] = 0, a + b
-            if self.consider(_set(self.current, path, moved)):
+            if isinstance(node, dict):
+                merged = {k: (a + b if k == right else v) for k, v in node.items() if k != left}
+            else:
+                merged = node[:left] + [a + b] + node[right + 1:]
+            if self.consider(_set(self.current, path, merged)):
                 return True
         return False
 
