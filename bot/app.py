@@ -61,15 +61,18 @@ def create_app(settings: Settings | None = None, *, redis: Redis | None = None, 
         try:
             if not redis.set(f"witness:delivery:{delivery}", event, nx=True, ex=DELIVERY_TTL):
                 return _answer(200, f"delivery {delivery} was seen before; nothing enqueued")
-            for job in routed.jobs:
-                t = job.kwargs.get("target", {})
-                if event == "pull_request" and t.get("head_sha"):
-                    # a new push supersedes work on older heads, and closing ends it, at once
-                    closed = job.func.endswith("cancel_pull_request")
-                    redis.set(head_key(t), "closed" if closed else t["head_sha"])
-                queue.enqueue(job.func, kwargs=job.kwargs, job_id=job.job_id,
-                              description=f"{event} {delivery}", failure_ttl=7 * 24 * 3600,
-                              on_failure=_failure_callback(job.func))
+            with redis.pipeline() as pipe:  # one round trip for everything else: GitHub waits on us
+                for job in routed.jobs:  # RQ wants the pipeline fresh, so its commands go first
+                    queue.enqueue(job.func, kwargs=job.kwargs, job_id=job.job_id,
+                                  description=f"{event} {delivery}", failure_ttl=7 * 24 * 3600,
+                                  on_failure=_failure_callback(job.func), pipeline=pipe)
+                for job in routed.jobs:
+                    t = job.kwargs.get("target", {})
+                    if event == "pull_request" and t.get("head_sha"):
+                        # a new push supersedes work on older heads, and closing ends it, at once
+                        closed = job.func.endswith("cancel_pull_request")
+                        pipe.set(head_key(t), "closed" if closed else t["head_sha"])
+                pipe.execute()
         except RedisError as exc:
             log.error("delivery %s: Redis unavailable: %s", delivery, exc)
             return _answer(503, "the queue is unavailable; redeliver this webhook later")
