@@ -64,6 +64,9 @@ class AppStack:
             "WITNESS_QUEUE": self.queue,
             "WITNESS_CACHE": self.cache,
             "WITNESS_ADMIN_TOKEN": admin_token,
+            # GitHub faults are retried quickly in tests; production waits a second, then doubles
+            "WITNESS_GITHUB_BACKOFF": "0.05",
+            "WITNESS_GITHUB_TIMEOUT": "2",
         }
         self.redis = Redis.from_url(REDIS_URL)
         self.store = Store(self.db_url)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -14,6 +16,7 @@ from redis import Redis
 
 from bot.settings import Settings
 
+log = logging.getLogger("witness_gate.worker")
 TOKEN_MARGIN = 300  # refresh installation tokens five minutes before GitHub expires them
 FILES_LIMIT = 3000  # GET /pulls/{n}/files stops here
 
@@ -83,31 +86,77 @@ def installation_token(settings: Settings, redis: Redis, installation_id: int, *
     return access.token
 
 
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How long to wait before another try, or None when another try cannot help."""
+
+    attempts: int = 4
+    backoff: float = 1.0  # seconds; doubles each attempt
+    max_wait: float = 60.0  # a rate limit that resets later than this fails now, with the reason
+    timeout: float = 15.0  # per request
+
+    @classmethod
+    def from_env(cls) -> "RetryPolicy":
+        env = os.environ
+        return cls(attempts=int(env.get("WITNESS_GITHUB_ATTEMPTS", 4)),
+                   backoff=float(env.get("WITNESS_GITHUB_BACKOFF", 1.0)),
+                   max_wait=float(env.get("WITNESS_GITHUB_MAX_WAIT", 60.0)),
+                   timeout=float(env.get("WITNESS_GITHUB_TIMEOUT", 15.0)))
+
+    def wait(self, status: int, headers: dict[str, Any], attempt: int) -> float | None:
+        lowered = {str(k).lower(): v for k, v in headers.items()}
+        limited = status == 429 or (status == 403 and (lowered.get("retry-after") is not None
+                                                         or lowered.get("x-ratelimit-remaining") == "0"))
+        if limited:
+            if lowered.get("retry-after") is not None:
+                wait = float(lowered["retry-after"])
+            elif lowered.get("x-ratelimit-reset") is not None:
+                wait = max(0.0, float(lowered["x-ratelimit-reset"]) - time.time())
+            else:
+                wait = 60.0  # GitHub's advice for a secondary limit without a header
+            return wait if wait <= self.max_wait else None
+        if status == 0 or status >= 500:
+            return self.backoff * 2 ** (attempt - 1)
+        return None  # 4xx: asking again changes nothing
+
+
 class PyGithubApi:
     """GitHubApi for one repository of one installation, over PyGithub."""
 
     def __init__(self, settings: Settings, redis: Redis, installation_id: int, repo: str) -> None:
         self.settings, self.redis, self.installation_id, self.repo_name = settings, redis, installation_id, repo
+        self.policy = RetryPolicy.from_env()
         self._connect(installation_token(settings, redis, installation_id))
 
     def _connect(self, token: str) -> None:
+        # retries are ours (_call): PyGithub's own would not retry 429 and would stack on ours
         self.gh = Github(auth=Auth.Token(token), base_url=self.settings.api_url, lazy=True, per_page=100,
-                         seconds_between_requests=None, seconds_between_writes=None)
+                         seconds_between_requests=None, seconds_between_writes=None, retry=None,
+                         timeout=max(1, round(self.policy.timeout)))  # PyGithub takes whole seconds
         self.repo = self.gh.get_repo(self.repo_name, lazy=True)
 
     def _call(self, what: str, fn):
-        try:
-            return fn()
-        except GithubException as exc:
-            if exc.status == 401:  # the cached token was revoked or expired early: refresh once
-                self._connect(installation_token(self.settings, self.redis, self.installation_id, fresh=True))
-                try:
-                    return fn()
-                except GithubException as again:
-                    exc = again
-            raise GitHubError(f"{what}: {exc.status} {_message(exc)}", exc.status) from None
-        except requests.RequestException as exc:
-            raise GitHubError(f"{what}: {type(exc).__name__}") from None
+        """Run one GitHub call with bounded retries: 5xx and timeouts back off, rate limits wait as
+        told (up to a cap), an expired token is refreshed once; anything else fails at once."""
+        refreshed = False
+        for attempt in range(1, self.policy.attempts + 1):
+            try:
+                return fn()
+            except GithubException as exc:
+                if exc.status == 401 and not refreshed:  # the cached token was revoked or expired early
+                    refreshed = True
+                    self._connect(installation_token(self.settings, self.redis, self.installation_id, fresh=True))
+                    continue
+                wait = self.policy.wait(exc.status, exc.headers or {}, attempt)
+                failure = GitHubError(f"{what}: {exc.status} {_message(exc)}", exc.status)
+            except requests.RequestException as exc:
+                wait = self.policy.wait(0, {}, attempt)
+                failure = GitHubError(f"{what}: {type(exc).__name__} (no answer)")
+            if wait is None or attempt == self.policy.attempts:
+                raise failure
+            log.warning("%s; retrying in %.2fs (attempt %d of %d)", failure, wait, attempt, self.policy.attempts)
+            time.sleep(wait)
+        raise AssertionError("unreachable")
 
     def pull(self, number: int) -> PullInfo:
         def get() -> PullInfo:
@@ -142,15 +191,16 @@ class PyGithubApi:
         return content.decoded_content
 
     def tarball(self, ref: str) -> bytes:
-        link = self._call(f"GET tarball {ref[:12]}", lambda: self.repo.get_archive_link("tarball", ref))
-        try:
+        def download() -> bytes:
+            link = self.repo.get_archive_link("tarball", ref)
             # the link carries its own short-lived credential: the installation token never leaves us
             response = requests.get(link, timeout=120)
-        except requests.RequestException as exc:
-            raise GitHubError(f"download tarball {ref[:12]}: {type(exc).__name__}") from None
-        if response.status_code != 200:
-            raise GitHubError(f"download tarball {ref[:12]}: {response.status_code}", response.status_code)
-        return response.content
+            if response.status_code != 200:
+                raise GithubException(response.status_code, {"message": "tarball download failed"},
+                                      dict(response.headers))
+            return response.content
+
+        return self._call(f"GET tarball {ref[:12]}", download)
 
     def commit_tree(self, sha: str) -> str:
         return self._call(f"GET commit {sha[:12]}", lambda: self.repo.get_git_commit(sha).tree.sha)

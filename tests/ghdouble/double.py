@@ -100,7 +100,7 @@ class GitHubDouble:
         self.reactions: list[dict[str, Any]] = []
         self.calls: list[Call] = []
         self.problems: list[str] = []
-        self.faults: list[tuple[str, str, int]] = []  # (method, path fragment, status) answered once each
+        self.faults: list[tuple] = []  # (method, path fragment, status, headers, delay), each used once
         self.lock = threading.Lock()
         self._ids = iter(range(1000, 10**9))
         spec = json.loads(SPEC.read_text())
@@ -132,9 +132,11 @@ class GitHubDouble:
             self.problems.clear()
             self.faults.clear()
 
-    def fail_next(self, method: str, fragment: str, status: int) -> None:
-        """Answer the next matching request with `status`, as GitHub does on a bad day."""
-        self.faults.append((method, fragment, status))
+    def fail_next(self, method: str, fragment: str, status: int = 0, *, headers: dict | None = None,
+                  delay: float = 0.0, times: int = 1) -> None:
+        """The next `times` matching requests: wait `delay`, then answer `status` (0: answer normally)."""
+        for _ in range(times):
+            self.faults.append((method, fragment, status, headers or {}, delay))
 
     def next_id(self) -> int:
         return next(self._ids)
@@ -184,10 +186,16 @@ class GitHubDouble:
                 double.problems.append(f"{request.method} {request.full_path}: {type(exc).__name__}: {detail}")
                 return _error(422, f"request refused by the OpenAPI description: {detail}")
             with double.lock:
-                for fault in double.faults:
-                    if fault[0] == request.method and fault[1] in request.path:
-                        double.faults.remove(fault)
-                        return _error(fault[2], "injected fault")
+                fault = next((f for f in double.faults if f[0] == request.method and f[1] in request.path), None)
+                if fault is not None:
+                    double.faults.remove(fault)
+            if fault is not None:
+                _method, _fragment, status, headers, delay = fault
+                time.sleep(delay)
+                if status:
+                    response = _error(status, "injected fault")
+                    response.headers.update(headers)
+                    return response
             return None
 
         @app.after_request

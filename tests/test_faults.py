@@ -1,0 +1,112 @@
+"""GitHub on a bad day: every fault injected by the double, and the check run always ends."""
+
+import time
+
+import pytest
+
+from appstack import AppStack
+from test_app import GOOD, gate, make_pull
+from worker.github_api import RetryPolicy
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory, github_double):
+    app = AppStack(tmp_path_factory.mktemp("faults"), github_double).start()
+    yield app
+    app.stop()
+
+
+@pytest.fixture
+def double(github_double):
+    github_double.reset()
+    yield github_double
+    assert github_double.problems == []
+
+
+def tidy(double, tmp_path):
+    return make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"})[0]
+
+
+@pytest.mark.parametrize("method, fragment, status, headers, times", [
+    ("GET", "/pulls/7/files", 502, {}, 1),
+    ("GET", "/pulls/7/files", 503, {}, 2),
+    ("GET", "/contents/.witness.yml", 500, {}, 3),
+    ("POST", "/check-runs", 429, {"Retry-After": "1"}, 1),
+    ("PATCH", "/check-runs/", 403, {"X-RateLimit-Remaining": "0",
+                                    "X-RateLimit-Reset": str(int(time.time()) + 1)}, 1),
+    ("GET", "/pulls/7", 401, {}, 1),  # an installation token that expired early: refreshed once
+    ("GET", "/tarball/", 502, {}, 1),
+])
+def test_transient_faults_are_retried_and_the_gate_finishes(stack, double, tmp_path, method, fragment, status,
+                                                            headers, times):
+    name = tidy(double, tmp_path)
+    if "X-RateLimit-Reset" in headers:  # a reset one second from now, not from when the module loaded
+        headers = {**headers, "X-RateLimit-Reset": str(int(time.time()) + 1)}
+    double.fail_next(method, fragment, status, headers=headers, times=times)
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "success", run["output"]
+    assert [c.status for c in double.calls_to(method, fragment)][:times] == [status] * times
+
+
+def test_a_timeout_is_retried(stack, double, tmp_path):
+    name = tidy(double, tmp_path)
+    double.fail_next("GET", "/pulls/7/files", delay=3)  # longer than the worker's 2 s timeout
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "success"
+
+
+@pytest.mark.parametrize("status, headers, reason", [
+    (500, {}, "500"),  # still failing after every retry
+    (422, {}, "422"),  # GitHub refused the request: asking again changes nothing
+    (429, {"Retry-After": "3600"}, "429"),  # a rate limit that resets too late to wait for
+])
+def test_faults_that_outlast_the_retries_end_the_check_run_with_the_reason(stack, double, tmp_path, status,
+                                                                           headers, reason):
+    name = tidy(double, tmp_path)
+    double.fail_next("GET", "/pulls/7/files", status, headers=headers, times=10)
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "action_required"
+    assert run["output"]["title"] == "witness-gate could not finish"
+    assert reason in run["output"]["summary"] and [a["identifier"] for a in run["actions"]] == ["replay"]
+    double.faults.clear()
+
+
+@pytest.mark.parametrize("status, headers, attempt, wait", [
+    (502, {}, 1, 1.0), (502, {}, 3, 4.0), (0, {}, 2, 2.0),
+    (429, {"Retry-After": "7"}, 1, 7.0), (429, {"retry-after": "120"}, 1, None),
+    (403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "0"}, 1, 0.0),
+    (403, {}, 1, None), (404, {}, 1, None), (422, {}, 1, None),
+])
+def test_the_retry_policy(status, headers, attempt, wait):
+    assert RetryPolicy(backoff=1.0, max_wait=60).wait(status, headers, attempt) == wait
+
+
+def test_a_killed_work_horse_still_ends_the_check_run(stack, double, tmp_path):
+    import subprocess
+
+    slow = "import time\ntime.sleep(2)\n" + GOOD
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": slow},
+                        config=__import__("test_app").CONFIG.replace("runs: 20", "runs: 3"))
+    head = double.sha(name, "patch")
+    from appstack import pull_request_event
+
+    assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
+    stack.wait_until(lambda: double.runs_for(head), what="the check run")
+    stack.wait_until(_horses, what="a work-horse running a job")
+    time.sleep(0.5)
+    horses = _horses()
+    assert horses, "no work-horse to kill"
+    subprocess.run(["kill", "-9", str(horses[0])], check=True)
+    run = stack.wait_for_check(head, timeout=120)
+    assert run["conclusion"] == "action_required", run["output"]
+    assert "transport:worker" in run["output"]["summary"] or "could not finish" in run["output"]["title"]
+
+
+def _horses() -> list[int]:
+    """Work-horses: the forked children of rq workers running a job."""
+    import subprocess
+
+    out = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout.splitlines()
+    workers = {line.split()[0] for line in out[1:] if "rq.cli worker witness-test" in line}
+    # a horse is forked by a worker (RQ may retitle it, so its args are no guide)
+    return [int(line.split()[0]) for line in out[1:] if line.split()[1] in workers]
