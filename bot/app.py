@@ -15,7 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bot import pages, signature
 from bot.events import route
-from bot.jobspec import BadPayload, head_key
+from bot.jobspec import MARK_HEAD_LUA, BadPayload, head_key
 from bot.settings import Settings
 from witness_gate.ledger import Ledger, apply_freezes
 from witness_gate.store import Store
@@ -71,7 +71,8 @@ def create_app(settings: Settings | None = None, *, redis: Redis | None = None, 
                     if event == "pull_request" and t.get("head_sha"):
                         # a new push supersedes work on older heads, and closing ends it, at once
                         closed = job.func.endswith("cancel_pull_request")
-                        pipe.set(head_key(t), "closed" if closed else t["head_sha"])
+                        pipe.eval(MARK_HEAD_LUA, 1, head_key(t), t.get("updated_at", ""),
+                                  "closed" if closed else t["head_sha"])
                 pipe.execute()
         except RedisError as exc:
             log.error("delivery %s: Redis unavailable: %s", delivery, exc)

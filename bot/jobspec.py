@@ -50,5 +50,17 @@ def gate_job(t: dict[str, Any], delivery: str, reason: str) -> Job:
 
 
 def head_key(t: dict[str, Any]) -> str:
-    """Redis key of a pull request's newest head: older work for it is superseded."""
+    """Redis hash of a pull request's newest head ("sha", and "at": when GitHub said so)."""
     return f"witness:head:{t['repo_id']}:{t['pr_number']}"
+
+
+# Deliveries arrive out of order: a head is recorded only if its event is not older than the one
+# recorded (ISO 8601 times compare as strings).
+MARK_HEAD_LUA = """
+local at = redis.call('HGET', KEYS[1], 'at')
+if (not at) or at <= ARGV[1] then
+  redis.call('HSET', KEYS[1], 'at', ARGV[1], 'sha', ARGV[2])
+  return 1
+end
+return 0
+"""

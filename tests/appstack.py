@@ -154,6 +154,7 @@ def pull_request_event(double: GitHubDouble, full_name: str, number: int, action
     return {
         "action": action, "number": number,
         "pull_request": {"number": number, "state": "open" if action != "closed" else "closed",
+                         "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                          "head": {"ref": pull.head_ref, "sha": double.sha(full_name, pull.head_ref)},
                          "base": {"ref": pull.base_ref, "sha": double.sha(full_name, pull.base_ref)},
                          "user": {"login": pull.user, "type": "User"}},

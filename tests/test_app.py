@@ -276,3 +276,19 @@ def test_a_pull_request_that_vanished_leaves_no_check_run_and_a_healthy_worker(s
     double.open_pull(name, "patch", "main", 7)
     run, _ = gate(stack, double, name)  # the same workers still gate the next delivery
     assert run["conclusion"] == "success"
+
+
+def test_an_older_synchronize_arriving_late_does_not_win(stack, double, tmp_path):
+    name, repo = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# first\n"})
+    old_payload = pull_request_event(double, name, 7, "synchronize")
+    old_payload["pull_request"]["updated_at"] = "2026-11-30T10:00:00Z"
+    repo.commit({"src/calc.py": GOOD + "\n# second\n"}, "second push")
+    new_head = double.sha(name, "patch")
+    new_payload = pull_request_event(double, name, 7, "synchronize")
+    new_payload["pull_request"]["updated_at"] = "2026-11-30T10:05:00Z"
+    assert stack.send("pull_request", new_payload).status_code == 202
+    assert stack.send("pull_request", old_payload).status_code == 202  # delivered late
+    run = stack.wait_for_check(new_head)
+    assert run["conclusion"] == "success", run["output"]  # not "superseded" by the older head
+    time.sleep(1)
+    assert len(double.check_runs) == 1  # the stale head was never gated

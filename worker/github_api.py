@@ -36,6 +36,7 @@ class PullInfo:
     head_sha: str
     base_sha: str
     author: str
+    updated_at: str = ""  # ISO 8601, GitHub's clock: orders it against deliveries
 
 
 class GitHubApi(Protocol):
@@ -161,7 +162,8 @@ class PyGithubApi:
     def pull(self, number: int) -> PullInfo:
         def get() -> PullInfo:
             p = self.repo.get_pull(number)  # lazy objects fetch on first attribute: read them here
-            return PullInfo(p.number, p.state, p.head.sha, p.base.sha, p.user.login)
+            updated = p.updated_at.strftime("%Y-%m-%dT%H:%M:%SZ") if p.updated_at else ""
+            return PullInfo(p.number, p.state, p.head.sha, p.base.sha, p.user.login, updated)
 
         return self._call(f"GET pull {number}", get)
 

@@ -16,7 +16,7 @@ from rq.job import Callback, Dependency
 from rq.serializers import JSONSerializer
 
 from bot.commands import HELP_TEXT
-from bot.jobspec import head_key, safe_id
+from bot.jobspec import MARK_HEAD_LUA, head_key, safe_id
 from bot.settings import Settings
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
@@ -55,8 +55,12 @@ class Context:
         return f"{self.settings.public_url}/records/{run_id}"
 
     def current_head(self, target: dict[str, Any]) -> str:
-        value = self.redis.get(head_key(target))
+        value = self.redis.hget(head_key(target), "sha")
         return value.decode() if value else ""
+
+    def mark_head(self, target: dict[str, Any], sha: str, at: str) -> None:
+        """Record the newest head unless a newer event already did (GitHub's clock orders them)."""
+        self.redis.eval(MARK_HEAD_LUA, 1, head_key(target), at, sha)
 
     def sandbox(self) -> tuple[Sandbox, tuple[str, ...], str]:
         """The sandbox, and the hold every property gets when there is none to be had."""
@@ -86,7 +90,7 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
     if target.get("head_sha") and target["head_sha"] != pull.head_sha:
         return {"skipped": f"{target['head_sha'][:12]} is no longer the head ({pull.head_sha[:12]} is)"}
     head, base = pull.head_sha, pull.base_sha
-    ctx.redis.set(head_key(target), head)  # newer work for this pull request supersedes older work
+    ctx.mark_head(target, head, pull.updated_at)  # newer work for this pull request supersedes older work
     run = ctx.store.add_run(repo=target["repo"], installation_id=target["installation_id"],
                             pr_number=target["pr_number"], head_sha=head, base_sha=base, status="in_progress",
                             details={"reason": reason, "delivery": delivery})
@@ -365,7 +369,8 @@ def _enqueue_gate(ctx: Context, target: dict[str, Any], reason: str, delivery: s
 def cancel_pull_request(target: dict[str, Any]) -> dict[str, Any]:
     """A closed pull request: pending property jobs find their head gone and skip; open runs end."""
     ctx = context()
-    ctx.redis.set(head_key(target), "closed")
+    ctx.mark_head(target, "closed", target.get("updated_at") or datetime.now(timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"))
     api = ctx.api(target)
     ended = 0
     for run in ctx.store.runs_for_pull(target["repo"], target["pr_number"]):

@@ -14,6 +14,7 @@ def route(payload: dict[str, Any], delivery: str, _app_slug: str):
     action = payload["action"]
     pull = payload["pull_request"]
     t = target(payload, pull["number"], pull["head"]["sha"], pull["base"]["sha"])
+    t["updated_at"] = str(pull.get("updated_at") or "")  # orders deliveries that arrive out of order
     if action in GATED:
         return Routed([gate_job(t, delivery, f"pull_request.{action}")])
     if action == "closed":

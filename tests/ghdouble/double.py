@@ -295,6 +295,7 @@ class GitHubDouble:
         url = f"{self.url}/repos/{repo.full_name}/pulls/{number}"
         return jsonify({
             "id": number * 10, "number": number, "state": pull.state, "title": f"PR {number}", "url": url,
+            "updated_at": now_iso(),
             "html_url": f"https://github.invalid/{repo.full_name}/pull/{number}", "user": _user(pull.user),
             "head": {"ref": pull.head_ref, "sha": head, "repo": self._repo_json(repo), "label": pull.head_ref},
             "base": {"ref": pull.base_ref, "sha": base, "repo": self._repo_json(repo), "label": pull.base_ref},
