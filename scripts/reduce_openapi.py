@@ -18,7 +18,9 @@ from pathlib import Path
 
 PACKAGE = "@octokit/openapi@23.0.2"
 OPERATIONS = [
+    ("get", "/app/installations"),
     ("post", "/app/installations/{installation_id}/access_tokens"),
+    ("get", "/installation/repositories"),
     ("get", "/repos/{owner}/{repo}"),
     ("get", "/repos/{owner}/{repo}/pulls"),
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}"),

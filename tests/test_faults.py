@@ -110,3 +110,32 @@ def _horses() -> list[int]:
     workers = {line.split()[0] for line in out[1:] if "rq.cli worker witness-test" in line}
     # a horse is forked by a worker (RQ may retitle it, so its args are no guide)
     return [int(line.split()[0]) for line in out[1:] if line.split()[1] in workers]
+
+
+def test_the_reconciler_gates_a_missed_head_and_ends_a_stuck_run(stack, double, tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    from rq import Queue
+    from rq.serializers import JSONSerializer
+
+    missed = tidy(double, tmp_path)  # a pull request whose delivery never arrived
+    head = double.sha(missed, "patch")
+    stuck_name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# stuck\n"})
+    stuck_head = double.sha(stuck_name, "patch")
+    double.check_runs[5] = {"id": 5, "repo": stuck_name, "name": "witness-gate", "head_sha": stuck_head,
+                            "status": "in_progress", "conclusion": None, "output": {}, "annotations": [],
+                            "actions": [], "history": []}
+    long_ago = datetime.now(timezone.utc) - timedelta(hours=3)
+    run = stack.store.add_run(repo=stuck_name, installation_id=77, pr_number=7, head_sha=stuck_head,
+                              base_sha=double.sha(stuck_name, "main"), status="in_progress", check_run_id=5)
+    stack.store.update_run(run.id, updated_at=long_ago)
+    with stack.store.session.begin() as s:  # onupdate stamped "now": put the old time back
+        from witness_gate.store import GateRunRow
+
+        s.get(GateRunRow, run.id).updated_at = long_ago
+    Queue(stack.queue, connection=stack.redis, serializer=JSONSerializer).enqueue("worker.jobs.reconcile")
+    gated = stack.wait_for_check(head)
+    assert gated["conclusion"] == "success"
+    stack.wait_until(lambda: double.check_runs[5]["status"] == "completed", what="the stuck run to end")
+    assert double.check_runs[5]["conclusion"] == "action_required"
+    assert "stuck in progress" in double.check_runs[5]["output"]["summary"]

@@ -41,6 +41,18 @@ class PullInfo:
 
 class GitHubApi(Protocol):
     def pull(self, number: int) -> PullInfo: ...
+    def open_pulls(self) -> list[PullInfo]: ...
+    def repo_id(self) -> int: ...
+    def open_pulls(self) -> list[PullInfo]:
+        def get() -> list[PullInfo]:
+            return [PullInfo(p.number, p.state, p.head.sha, p.base.sha, p.user.login)
+                    for p in self.repo.get_pulls(state="open")]
+
+        return self._call("GET open pulls", get)
+
+    def repo_id(self) -> int:
+        return int(self._request("GET", f"/repos/{self.repo_name}")["id"])
+
     def changed_files(self, number: int) -> tuple[list[str], bool]: ...
     def file_at(self, path: str, ref: str) -> bytes | None:
         """A file's bytes at a commit; None when there is no such file."""
@@ -167,6 +179,16 @@ class PyGithubApi:
 
         return self._call(f"GET pull {number}", get)
 
+    def open_pulls(self) -> list[PullInfo]:
+        def get() -> list[PullInfo]:
+            return [PullInfo(p.number, p.state, p.head.sha, p.base.sha, p.user.login)
+                    for p in self.repo.get_pulls(state="open")]
+
+        return self._call("GET open pulls", get)
+
+    def repo_id(self) -> int:
+        return int(self._request("GET", f"/repos/{self.repo_name}")["id"])
+
     def changed_files(self, number: int) -> tuple[list[str], bool]:
         """Every changed path (renames at both paths), and whether GitHub's 3,000-file cap cut the list."""
 
@@ -241,3 +263,25 @@ class PyGithubApi:
 def _message(exc: GithubException) -> str:
     data = exc.data if isinstance(exc.data, dict) else {}
     return str(data.get("message") or json.dumps(exc.data)[:200])
+
+
+def installed_repositories(settings: Settings, redis: Redis) -> list[tuple[int, str]]:
+    """(installation id, owner/name) of every repository the App is installed on."""
+    integration = GithubIntegration(auth=Auth.AppAuth(settings.app_id, settings.private_key),
+                                    base_url=settings.api_url)
+    out = []
+    try:
+        installations = [i.id for i in integration.get_installations()]
+    except GithubException as exc:
+        raise GitHubError(f"GET /app/installations: {exc.status} {_message(exc)}", exc.status) from None
+    for installation_id in installations:
+        token = installation_token(settings, redis, installation_id)
+        gh = Github(auth=Auth.Token(token), base_url=settings.api_url, seconds_between_requests=None,
+                    seconds_between_writes=None)
+        try:
+            _headers, data = gh.requester.requestJsonAndCheck("GET", "/installation/repositories",
+                                                              parameters={"per_page": 100})
+        except GithubException as exc:
+            raise GitHubError(f"GET /installation/repositories: {exc.status} {_message(exc)}", exc.status) from None
+        out.extend((installation_id, repo["full_name"]) for repo in data["repositories"])
+    return out

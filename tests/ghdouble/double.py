@@ -211,6 +211,9 @@ class GitHubDouble:
 
         app.add_url_rule("/app/installations/<int:installation_id>/access_tokens", view_func=self.access_token,
                          methods=["POST"])
+        app.add_url_rule("/app/installations", view_func=self.list_installations)
+        app.add_url_rule("/installation/repositories", view_func=self.installation_repositories)
+        app.add_url_rule("/repos/<owner>/<name>/pulls", view_func=self.list_pulls)
         app.add_url_rule("/repos/<owner>/<name>", view_func=self.get_repo)
         app.add_url_rule("/repos/<owner>/<name>/pulls/<int:number>", view_func=self.get_pull)
         app.add_url_rule("/repos/<owner>/<name>/pulls/<int:number>/files", view_func=self.pull_files)
@@ -254,6 +257,50 @@ class GitHubDouble:
         if isinstance(auth, Response):
             return auth
         return self.repos[full]
+
+    def _app_jwt(self) -> dict | Response:
+        try:
+            claims = jwt.decode(self._bearer(), self.public_key, algorithms=["RS256"],
+                                options={"require": ["iat", "exp", "iss"]})
+        except jwt.PyJWTError as exc:
+            return _error(401, f"A JSON web token could not be decoded: {exc}")
+        if str(claims["iss"]) != str(self.app_id):
+            return _error(401, "'Issuer' claim ('iss') must be the App's id")
+        return claims
+
+    def list_installations(self) -> Response:
+        claims = self._app_jwt()
+        if isinstance(claims, Response):
+            return claims
+        return jsonify([{"id": i, "account": _user("acme"), "app_id": self.app_id, "target_type": "Organization",
+                         "repository_selection": "selected", "access_tokens_url": f"{self.url}/app/installations/{i}/access_tokens",
+                         "repositories_url": f"{self.url}/installation/repositories", "html_url": "https://github.invalid",
+                         "permissions": {}, "events": [], "created_at": now_iso(), "updated_at": now_iso(),
+                         "single_file_name": None, "app_slug": self.app_slug, "target_id": 1,
+                         "suspended_at": None, "suspended_by": None}
+                        for i in sorted(self.installations)])
+
+    def installation_repositories(self) -> Response:
+        entry = self.tokens.get(self._bearer())
+        if entry is None or entry[1] < time.time():
+            return _error(401, "Bad credentials")
+        names = sorted(self.installations.get(entry[0], set()))
+        return jsonify({"total_count": len(names), "repositories": [self._repo_json(self.repos[n]) for n in names]})
+
+    def list_pulls(self, owner: str, name: str) -> Response:
+        repo = self._repo(owner, name)
+        if isinstance(repo, Response):
+            return repo
+        state = request.args.get("state", "open")
+        out = []
+        for number, pull in sorted(repo.pulls.items()):
+            if state in (pull.state, "all"):
+                out.append({"number": number, "state": pull.state, "id": number * 10,
+                            "url": f"{self.url}/repos/{repo.full_name}/pulls/{number}",
+                            "head": {"ref": pull.head_ref, "sha": self.sha(repo.full_name, pull.head_ref)},
+                            "base": {"ref": pull.base_ref, "sha": self.sha(repo.full_name, pull.base_ref)},
+                            "user": _user(pull.user), "updated_at": now_iso()})
+        return jsonify(out)
 
     def access_token(self, installation_id: int) -> Response:
         try:
