@@ -292,3 +292,21 @@ def test_an_older_synchronize_arriving_late_does_not_win(stack, double, tmp_path
     assert run["conclusion"] == "success", run["output"]  # not "superseded" by the older head
     time.sleep(1)
     assert len(double.check_runs) == 1  # the stale head was never gated
+
+
+def test_two_replays_at_once_make_one_run(stack, double, tmp_path):
+    import threading
+
+    slow = "import time\ntime.sleep(0.5)\n" + GOOD
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": slow}, config=CONFIG.replace("runs: 20", "runs: 3"))
+    _, head = gate(stack, double, name)
+    sends = [threading.Thread(target=stack.send, args=("issue_comment", comment_event(
+        double, name, 7, "/witness replay", "maintainer", comment_id=9100 + i))) for i in range(2)]
+    for t in sends:
+        t.start()
+    for t in sends:
+        t.join()
+    stack.wait_for_check(head, count=2)
+    time.sleep(3)
+    assert len(double.runs_for(head)) == 2  # the first gate and exactly one replay
+    assert len(double.reactions) == 2  # both people were heard

@@ -36,6 +36,7 @@ from worker.github_api import GitHubApi, GitHubError, PyGithubApi
 log = logging.getLogger("witness_gate.worker")
 WRITE = {"admin", "write", "maintain"}
 PROPERTY_JOB_TIMEOUT = 3600
+GATING_TTL = 2 * 3600  # a safety net only: completing the run releases the head
 
 
 class Context:
@@ -91,10 +92,18 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
         return {"skipped": f"{target['head_sha'][:12]} is no longer the head ({pull.head_sha[:12]} is)"}
     head, base = pull.head_sha, pull.base_sha
     ctx.mark_head(target, head, pull.updated_at)  # newer work for this pull request supersedes older work
+    gating = f"witness:gating:{target['repo_id']}:{target['pr_number']}:{head}"
+    if not ctx.redis.set(gating, delivery, nx=True, ex=GATING_TTL):
+        # one effective run per head: a replay while one runs would only repeat its verdict
+        return {"skipped": f"{head[:12]} is already being gated"}
+    job = get_current_job()
+    if job is not None:
+        job.meta["gating_key"] = gating  # a failure before the run exists must still release the head
+        job.save_meta()
     run = ctx.store.add_run(repo=target["repo"], installation_id=target["installation_id"],
                             pr_number=target["pr_number"], head_sha=head, base_sha=base, status="in_progress",
-                            details={"reason": reason, "delivery": delivery})
-    job = get_current_job()
+                            details={"reason": reason, "delivery": delivery, "gating_key": gating,
+                                     "repo_id": target["repo_id"]})
     if job is not None:
         job.meta["run_id"] = run.id
         job.save_meta()
@@ -180,6 +189,8 @@ def _complete(ctx: Context, api: GitHubApi, run_id: str, output: checks.CheckOut
     if not ctx.redis.set(f"witness:completed:{run_id}", label, nx=True, ex=7 * 24 * 3600):
         return
     run = ctx.store.get_run(run_id)
+    if run.details.get("gating_key"):
+        ctx.redis.delete(run.details["gating_key"])  # the head may be gated again (a replay)
     for body in output.bodies(ctx.details_url(run_id), run_id):
         api.update_check_run(run.check_run_id, body)
     ctx.store.update_run(run_id, status="completed", label=label, conclusion=output.conclusion)
@@ -384,12 +395,18 @@ def on_job_failure(job, connection, exc_type, exc_value, traceback) -> None:
     """Any job that fails ends its check run visibly: never left in progress."""
     kwargs = job.kwargs or {}
     run_id = kwargs.get("run_id") or (job.meta or {}).get("run_id")
+    ctx = context()
     if not run_id:
         log.error("job %s failed before a check run existed: %s", job.id, exc_value)
+        if (job.meta or {}).get("gating_key"):
+            ctx.redis.delete(job.meta["gating_key"])
         return
-    ctx = context()
     run = ctx.store.get_run(run_id)
-    if run is None or run.status == "completed" or not run.check_run_id:
+    if run is not None and not run.check_run_id:  # no check run to end: free the head for a replay
+        ctx.redis.delete(run.details.get("gating_key", ""))
+        ctx.store.update_run(run_id, status="failed", details={**run.details, "fault": str(exc_value)[:500]})
+        return
+    if run is None or run.status == "completed":
         return
     if job.func_name.endswith("run_property"):
         return  # finish_run still runs (allow_failure) and reports this property as a hold
