@@ -97,6 +97,18 @@ class AppStack:
                 time.sleep(0.2)
         raise RuntimeError("the receiver did not start:\n" + self.logs())
 
+    def restart_workers(self) -> None:
+        """Start rq workers again after a test killed some (the receiver keeps running)."""
+        alive = [p for p in self.procs if p.poll() is None]
+        dead = [p for p in self.procs if p.poll() is not None]
+        self.procs = alive
+        for i, _ in enumerate(dead):
+            self.procs.append(subprocess.Popen(
+                [sys.executable, "-m", "rq.cli", "worker", self.queue, "--url", REDIS_URL, "--serializer", "json",
+                 "--name", f"{self.queue}-r{i}-{uuid.uuid4().hex[:4]}", "--worker-ttl", "30"],
+                cwd=ROOT, env=self.env, stdout=open(self.tmp / "logs" / f"worker-r{i}.log", "w"),
+                stderr=subprocess.STDOUT))
+
     def stop(self) -> None:
         for proc in self.procs:
             proc.terminate()

@@ -1,5 +1,6 @@
 """GitHub on a bad day: every fault injected by the double, and the check run always ends."""
 
+import os
 import time
 
 import pytest
@@ -139,3 +140,37 @@ def test_the_reconciler_gates_a_missed_head_and_ends_a_stuck_run(stack, double, 
     stack.wait_until(lambda: double.check_runs[5]["status"] == "completed", what="the stuck run to end")
     assert double.check_runs[5]["conclusion"] == "action_required"
     assert "stuck in progress" in double.check_runs[5]["output"]["summary"]
+
+
+def test_a_whole_worker_killed_mid_attempt_still_ends_the_check_run(stack, double, tmp_path):
+    """The worker process and its work-horse both die: the reconciler ends what they left in progress."""
+    import signal
+    import subprocess
+
+    slow = "import time\ntime.sleep(2)\n" + GOOD
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": slow},
+                        config=__import__("test_app").CONFIG.replace("runs: 20", "runs: 3"))
+    head = double.sha(name, "patch")
+    from appstack import pull_request_event
+
+    assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
+    stack.wait_until(lambda: double.runs_for(head), what="the check run")
+    stack.wait_until(_horses, what="a work-horse running a job")
+    out = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout.splitlines()
+    workers = {line.split()[0]: line.split()[1] for line in out[1:] if "rq.cli worker witness-test" in line}
+    busy = {workers[str(h)] for h in _horses() if str(h) in workers}
+    victim = int(sorted(busy)[0])
+    for pid in [victim] + [h for h in _horses() if workers.get(str(h)) == str(victim)]:
+        os.kill(pid, signal.SIGKILL)
+    # RQ parks the dead worker's job as abandoned and runs neither its failure callback nor its
+    # dependents, so the check run would stay in progress: the reconciler is what ends it
+    from rq import Queue
+    from rq.serializers import JSONSerializer
+
+    time.sleep(4)
+    Queue(stack.queue, connection=stack.redis, serializer=JSONSerializer).enqueue(
+        "worker.jobs.reconcile", kwargs={"stuck_after": 3})
+    run = stack.wait_for_check(head, timeout=60)
+    assert run["conclusion"] == "action_required", run["output"]
+    assert "stuck in progress" in run["output"]["summary"] and [a["identifier"] for a in run["actions"]] == ["replay"]
+    stack.restart_workers()
