@@ -11,7 +11,6 @@ queue under a draining consumer, not the gate. A rate of 0 sends everything in o
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import subprocess

@@ -61,3 +61,25 @@ def github_double():
     double = GitHubDouble().start()
     yield double
     double.stop()
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory, github_double, request):
+    """The App as in production (gunicorn, rq workers, Redis, a database), one per test module.
+
+    A module sets ADMIN_TOKEN to turn the admin pages on.
+    """
+    from appstack import AppStack
+
+    app = AppStack(tmp_path_factory.mktemp("app"), github_double,
+                   admin_token=getattr(request.module, "ADMIN_TOKEN", "")).start()
+    yield app
+    app.stop()
+
+
+@pytest.fixture
+def double(github_double):
+    """The shared GitHub double, emptied; a test fails if it saw a request GitHub would refuse."""
+    github_double.reset()
+    yield github_double
+    assert github_double.problems == [], "the double saw requests GitHub would refuse"

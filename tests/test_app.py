@@ -3,10 +3,9 @@
 import json
 import time
 
-import pytest
 import requests
 
-from appstack import AppStack, check_run_event, comment_event, pull_request_event
+from appstack import check_run_event, comment_event, pull_request_event
 from conftest import GitRepo
 
 CALC_PROPS = '''
@@ -39,20 +38,6 @@ freeze:
 """
 GOOD = "def double(x):\n    return x + x\n\ndef total(xs):\n    return sum(xs)\n"
 BUGGY = "def double(x):\n    return 2 * x if x != 13 else 27\n\ndef total(xs):\n    return sum(xs)\n"
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory, github_double):
-    app = AppStack(tmp_path_factory.mktemp("app"), github_double).start()
-    yield app
-    app.stop()
-
-
-@pytest.fixture
-def double(github_double):
-    github_double.reset()
-    yield github_double
-    assert github_double.problems == [], "the double saw requests GitHub would refuse"
 
 
 counter = iter(range(1, 10**6))

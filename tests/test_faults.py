@@ -5,23 +5,8 @@ import time
 
 import pytest
 
-from appstack import AppStack
 from test_app import GOOD, gate, make_pull
 from worker.github_api import RetryPolicy
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory, github_double):
-    app = AppStack(tmp_path_factory.mktemp("faults"), github_double).start()
-    yield app
-    app.stop()
-
-
-@pytest.fixture
-def double(github_double):
-    github_double.reset()
-    yield github_double
-    assert github_double.problems == []
 
 
 def tidy(double, tmp_path):
@@ -85,15 +70,7 @@ def test_the_retry_policy(status, headers, attempt, wait):
 def test_a_killed_work_horse_still_ends_the_check_run(stack, double, tmp_path):
     import subprocess
 
-    slow = "import time\ntime.sleep(2)\n" + GOOD
-    name, _ = make_pull(double, tmp_path, {"src/calc.py": slow},
-                        config=__import__("test_app").CONFIG.replace("runs: 20", "runs: 3"))
-    head = double.sha(name, "patch")
-    from appstack import pull_request_event
-
-    assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
-    stack.wait_until(lambda: double.runs_for(head), what="the check run")
-    stack.wait_until(_horses, what="a work-horse running a job")
+    head = _slow_gate_in_progress(stack, double, tmp_path)
     time.sleep(0.5)
     horses = _horses()
     assert horses, "no work-horse to kill"
@@ -101,6 +78,20 @@ def test_a_killed_work_horse_still_ends_the_check_run(stack, double, tmp_path):
     run = stack.wait_for_check(head, timeout=120)
     assert run["conclusion"] == "action_required", run["output"]
     assert "transport:worker" in run["output"]["summary"] or "could not finish" in run["output"]["title"]
+
+
+def _slow_gate_in_progress(stack, double, tmp_path) -> str:
+    """A pull request whose properties take seconds, gated until a work-horse is busy with it."""
+    from appstack import pull_request_event
+    from test_app import CONFIG
+
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": "import time\ntime.sleep(2)\n" + GOOD},
+                        config=CONFIG.replace("runs: 20", "runs: 3"))
+    head = double.sha(name, "patch")
+    assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
+    stack.wait_until(lambda: double.runs_for(head), what="the check run")
+    stack.wait_until(_horses, what="a work-horse running a job")
+    return head
 
 
 def _horses() -> list[int]:
@@ -147,15 +138,7 @@ def test_a_whole_worker_killed_mid_attempt_still_ends_the_check_run(stack, doubl
     import signal
     import subprocess
 
-    slow = "import time\ntime.sleep(2)\n" + GOOD
-    name, _ = make_pull(double, tmp_path, {"src/calc.py": slow},
-                        config=__import__("test_app").CONFIG.replace("runs: 20", "runs: 3"))
-    head = double.sha(name, "patch")
-    from appstack import pull_request_event
-
-    assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
-    stack.wait_until(lambda: double.runs_for(head), what="the check run")
-    stack.wait_until(_horses, what="a work-horse running a job")
+    head = _slow_gate_in_progress(stack, double, tmp_path)
     out = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout.splitlines()
     workers = {line.split()[0]: line.split()[1] for line in out[1:] if "rq.cli worker witness-test" in line}
     busy = {workers[str(h)] for h in _horses() if str(h) in workers}

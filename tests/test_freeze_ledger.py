@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from appstack import AppStack, check_run_event, comment_event
+from appstack import check_run_event, comment_event
 from test_app import CALC_PROPS, COIN, GOOD, gate, make_pull
 from witness_gate.ledger import Ledger
 
@@ -18,20 +18,6 @@ freeze:
   expires_in_hours: null
   max_hours: 48
 """
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory, github_double):
-    app = AppStack(tmp_path_factory.mktemp("ledger"), github_double).start()
-    yield app
-    app.stop()
-
-
-@pytest.fixture
-def double(github_double):
-    github_double.reset()
-    yield github_double
-    assert github_double.problems == []
 
 
 def flaky_pull(double, tmp_path):

@@ -8,19 +8,10 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-from appstack import AppStack
-from test_app import GOOD
 from test_freeze_ledger import flaky_pull, latest, say
 from test_app import gate
 
-TOKEN = "admin-token-for-tests"
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory, github_double):
-    app = AppStack(tmp_path_factory.mktemp("pages"), github_double, admin_token=TOKEN).start()
-    yield app
-    app.stop()
+ADMIN_TOKEN = ADMIN_TOKEN = TOKEN = "admin-token-for-tests"  # turns the admin pages on for this module's stack
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +27,6 @@ def browser(tmp_path_factory):
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
     yield driver
     driver.quit()
-
-
-@pytest.fixture
-def double(github_double):
-    github_double.reset()
-    yield github_double
-    assert github_double.problems == []
 
 
 def test_admin_and_record_pages_in_a_browser(stack, double, browser, tmp_path):

@@ -3,7 +3,6 @@
 import json
 import subprocess
 
-import pytest
 
 from conftest import ROOT, GitRepo, run_cli
 from witness_gate.gitrepo import changed_paths

@@ -1,7 +1,6 @@
 """The runner protocol through real processes, in bubblewrap and in a plain subprocess."""
 
 import textwrap
-from pathlib import Path
 
 import pytest
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, create_engine, select
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 DEFAULT_DATABASE_URL = "sqlite:///witness.db"
 

@@ -40,36 +40,13 @@ class PullInfo:
 
 
 class GitHubApi(Protocol):
+    """What the worker needs of GitHub for one repository; PyGithubApi is the real one."""
+
     def pull(self, number: int) -> PullInfo: ...
     def open_pulls(self) -> list[PullInfo]: ...
     def repo_id(self) -> int: ...
-    def open_pulls(self) -> list[PullInfo]:
-        def get() -> list[PullInfo]:
-            return [PullInfo(p.number, p.state, p.head.sha, p.base.sha, p.user.login)
-                    for p in self.repo.get_pulls(state="open")]
-
-        return self._call("GET open pulls", get)
-
-    def repo_id(self) -> int:
-        return int(self._request("GET", f"/repos/{self.repo_name}")["id"])
-
     def changed_files(self, number: int) -> tuple[list[str], bool]: ...
-    def file_at(self, path: str, ref: str) -> bytes | None:
-        """A file's bytes at a commit; None when there is no such file."""
-
-        def get():
-            try:
-                return self.repo.get_contents(path, ref=ref)
-            except GithubException as exc:
-                if exc.status == 404:
-                    return None
-                raise
-
-        content = self._call(f"GET {path}@{ref[:12]}", get)
-        if content is None or isinstance(content, list):  # missing, or a directory
-            return None
-        return content.decoded_content
-
+    def file_at(self, path: str, ref: str) -> bytes | None: ...
     def tarball(self, ref: str) -> bytes: ...
     def commit_tree(self, sha: str) -> str: ...
     def create_check_run(self, head_sha: str, body: dict[str, Any]) -> int: ...
@@ -204,14 +181,19 @@ class PyGithubApi:
         return sorted(set(paths)), len(paths) >= FILES_LIMIT
 
     def file_at(self, path: str, ref: str) -> bytes | None:
-        try:
-            content = self.repo.get_contents(path, ref=ref)
-        except GithubException as exc:
-            if exc.status == 404:
-                return None
-            return self._call(f"GET {path}@{ref[:12]}", lambda: self.repo.get_contents(path, ref=ref)).decoded_content
-        if isinstance(content, list):
-            return None  # a directory
+        """A file's bytes at a commit; None when there is no such file."""
+
+        def get():
+            try:
+                return self.repo.get_contents(path, ref=ref)
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+
+        content = self._call(f"GET {path}@{ref[:12]}", get)
+        if content is None or isinstance(content, list):  # missing, or a directory
+            return None
         return content.decoded_content
 
     def tarball(self, ref: str) -> bytes:

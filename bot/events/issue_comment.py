@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.jobspec import Job, Routed, gate_job, safe_id, target  # noqa: F401
+from bot.jobspec import Job, Routed, safe_id, target
 
 from bot.commands import parse
 
