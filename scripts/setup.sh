@@ -11,6 +11,8 @@ if [ "${1:-}" = "--dev" ]; then
   # the admin pages are tested in a real headless browser
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+  # the end-to-end tests need a Redis at 127.0.0.1:6379
+  command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
@@ -22,6 +24,11 @@ if [ ${#need[@]} -gt 0 ]; then
   else
     echo "setup: please install ${need[*]} (no apt-get here); the gate warns and runs without a sandbox" >&2
   fi
+fi
+
+if [ "${1:-}" = "--dev" ] && ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
+  echo "setup: starting a Redis on 127.0.0.1:6379 for the tests" >&2
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null
 fi
 
 extra=""
