@@ -260,10 +260,16 @@ def installed_repositories(settings: Settings, redis: Redis) -> list[tuple[int, 
         token = installation_token(settings, redis, installation_id)
         gh = Github(auth=Auth.Token(token), base_url=settings.api_url, seconds_between_requests=None,
                     seconds_between_writes=None)
-        try:
-            _headers, data = gh.requester.requestJsonAndCheck("GET", "/installation/repositories",
-                                                              parameters={"per_page": 100})
-        except GithubException as exc:
-            raise GitHubError(f"GET /installation/repositories: {exc.status} {_message(exc)}", exc.status) from None
-        out.extend((installation_id, repo["full_name"]) for repo in data["repositories"])
+        page = 1
+        while True:
+            try:
+                _headers, data = gh.requester.requestJsonAndCheck(
+                    "GET", "/installation/repositories", parameters={"per_page": 100, "page": page})
+            except GithubException as exc:
+                raise GitHubError(f"GET /installation/repositories: {exc.status} {_message(exc)}",
+                                  exc.status) from None
+            out.extend((installation_id, repo["full_name"]) for repo in data["repositories"])
+            if len(data["repositories"]) < 100:
+                break
+            page += 1
     return out

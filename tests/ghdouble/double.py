@@ -285,7 +285,10 @@ class GitHubDouble:
         if entry is None or entry[1] < time.time():
             return _error(401, "Bad credentials")
         names = sorted(self.installations.get(entry[0], set()))
-        return jsonify({"total_count": len(names), "repositories": [self._repo_json(self.repos[n]) for n in names]})
+        per_page = min(int(request.args.get("per_page", 30)), 100)
+        page = int(request.args.get("page", 1))
+        chunk = names[(page - 1) * per_page : page * per_page]
+        return jsonify({"total_count": len(names), "repositories": [self._repo_json(self.repos[n]) for n in chunk]})
 
     def list_pulls(self, owner: str, name: str) -> Response:
         repo = self._repo(owner, name)
