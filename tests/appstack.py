@@ -38,13 +38,14 @@ def database_url(tmp: Path) -> str:
 
 
 class AppStack:
-    def __init__(self, tmp: Path, double: GitHubDouble, workers: int = 2, admin_token: str = "") -> None:
+    def __init__(self, tmp: Path, double: GitHubDouble, workers: int = 2, admin_token: str = "",
+                 db_url: str = "") -> None:
         self.tmp = tmp
         self.double = double
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.queue = f"witness-test-{uuid.uuid4().hex[:8]}"
-        self.db_url = database_url(tmp)
+        self.db_url = db_url or database_url(tmp)
         # checkouts live where the sandbox uid can traverse, as under /tmp in production
         self.cache = tempfile.mkdtemp(prefix="witness-cache-")
         os.chmod(self.cache, 0o755)

@@ -102,3 +102,33 @@ def test_a_database_outage_does_not_stop_deliveries(tmp_path):
     assert redis.llen(f"rq:queue:{queue}") == 1
     for key in redis.scan_iter(f"rq:*{queue}*"):
         redis.delete(key)
+
+
+def test_the_record_store_going_away_mid_run_still_ends_the_check_run(tmp_path, github_double):
+    """The workers lose the database while properties run: the check run ends from what the jobs carry."""
+    import os
+
+    from appstack import AppStack, pull_request_event
+    from test_app import CONFIG, GOOD, make_pull
+
+    github_double.reset()
+    db = tmp_path / "store" / "w.db"
+    db.parent.mkdir()
+    stack = AppStack(tmp_path, github_double, db_url=f"sqlite:///{db}").start()
+    try:
+        slow = "import time\ntime.sleep(1)\n" + GOOD
+        name, _ = make_pull(github_double, tmp_path, {"src/calc.py": slow}, config=CONFIG.replace("runs: 20", "runs: 3"))
+        head = github_double.sha(name, "patch")
+        assert stack.send("pull_request", pull_request_event(github_double, name, 7)).status_code == 202
+        # the gate job has fanned out once its properties are running (each evaluation takes a second)
+        stack.wait_until(lambda: len(github_double.calls_to("GET", "/contents/tests/fixtures")) >= 1,
+                         what="a property job to start")
+        os.rename(db, db.with_suffix(".gone"))  # new connections find an empty file: no tables, no records
+        run = stack.wait_for_check(head, timeout=90)
+        assert run["conclusion"] == "action_required"
+        assert "record store is unreachable" in run["output"]["summary"]
+    finally:
+        if db.with_suffix(".gone").exists():
+            db.unlink(missing_ok=True)
+            os.rename(db.with_suffix(".gone"), db)
+        stack.stop()

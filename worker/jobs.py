@@ -14,6 +14,7 @@ from redis import Redis
 from rq import Queue, get_current_job
 from rq.job import Callback, Dependency
 from rq.serializers import JSONSerializer
+from sqlalchemy.exc import SQLAlchemyError
 
 from bot.commands import HELP_TEXT
 from bot.jobspec import MARK_HEAD_LUA, head_key, safe_id
@@ -111,7 +112,8 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
         "status": "in_progress", "external_id": run.id, "details_url": ctx.details_url(run.id),
         "output": {"title": "witness-gate is running", "summary": f"{checks.MARKER}\nGating {head[:12]} ({reason})."}})
     ctx.store.update_run(run.id, check_run_id=check_id)
-    target = {**target, "head_sha": head, "base_sha": base}
+    # the check run travels with every job, so a failure can end it even without the record store
+    target = {**target, "head_sha": head, "base_sha": base, "check_run_id": check_id}
 
     raw = api.file_at(CONFIG_NAME, base)
     if raw is None:
@@ -401,7 +403,14 @@ def on_job_failure(job, connection, exc_type, exc_value, traceback) -> None:
         if (job.meta or {}).get("gating_key"):
             ctx.redis.delete(job.meta["gating_key"])
         return
-    run = ctx.store.get_run(run_id)
+    try:
+        run = ctx.store.get_run(run_id)
+    except SQLAlchemyError as exc:
+        _end_without_store(ctx, kwargs.get("target") or {}, run_id, exc)
+        return
+    if run is None:  # the store answers but lost the run (restored from a backup, a new database)
+        _end_without_store(ctx, kwargs.get("target") or {}, run_id, LookupError("the run's record is missing"))
+        return
     if run is not None and not run.check_run_id:  # no check run to end: free the head for a replay
         ctx.redis.delete(run.details.get("gating_key", ""))
         ctx.store.update_run(run_id, status="failed", details={**run.details, "fault": str(exc_value)[:500]})
@@ -419,6 +428,19 @@ def on_job_failure(job, connection, exc_type, exc_value, traceback) -> None:
         log.error("run %s: could not end its check run: %s", run_id, exc)
         ctx.store.update_run(run_id, status="failed", details={**run.details, "fault": reason,
                                                                 "at": datetime.now(timezone.utc).isoformat()})
+
+
+def _end_without_store(ctx: Context, target: dict[str, Any], run_id: str, exc: Exception) -> None:
+    """The record store is down: end the check run from what the job carries, once."""
+    reason = (f"the record store is unreachable ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); the "
+              "attempts of this head could not be recorded")
+    log.error("run %s: %s", run_id, reason)
+    if not target.get("check_run_id") or not ctx.redis.set(f"witness:completed:{run_id}", "hold", nx=True,
+                                                             ex=7 * 24 * 3600):
+        return
+    api = ctx.api(target)
+    api.update_check_run(target["check_run_id"],
+                         checks.render_fault(reason, ctx.details_url(run_id)).bodies(ctx.details_url(run_id), run_id)[0])
 
 
 # -- the reconciler ------------------------------------------------------------------------------
