@@ -295,3 +295,26 @@ def test_two_replays_at_once_make_one_run(stack, double, tmp_path):
     time.sleep(3)
     assert len(double.runs_for(head)) == 2  # the first gate and exactly one replay
     assert len(double.reactions) == 2  # both people were heard
+
+
+def test_a_replay_while_an_attempt_runs_never_overlaps_it(stack, double, tmp_path):
+    slow = "import time\ntime.sleep(1)\n" + GOOD
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": slow}, config=CONFIG.replace("runs: 20", "runs: 3"))
+    head = double.sha(name, "patch")
+    assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
+    stack.wait_until(lambda: double.runs_for(head), what="the first check run")
+    assert stack.send("issue_comment", comment_event(double, name, 7, "/witness replay", "maintainer",
+                                                      comment_id=9300)).status_code == 202
+    overlap, deadline = 0, time.time() + 90
+    while time.time() < deadline:  # the replay waits for the running attempt; it never runs beside it
+        runs = double.runs_for(head)
+        overlap = max(overlap, sum(1 for r in runs if r["status"] == "in_progress"))
+        if runs and all(r["status"] == "completed" for r in runs) and double.reactions:
+            break
+        time.sleep(0.05)
+    time.sleep(2)  # a replay taken after the attempt ended gates again: let it finish too
+    stack.wait_until(lambda: all(r["status"] == "completed" for r in double.runs_for(head)), what="every run")
+    runs = double.runs_for(head)
+    assert overlap == 1
+    assert {r["conclusion"] for r in runs} == {"success"} and 1 <= len(runs) <= 2
+    assert double.reactions == [{"comment_id": 9300, "content": "eyes"}]
