@@ -34,7 +34,7 @@ from hypothesis.internal.escalation import InterestingOrigin  # noqa: E402
 
 from witness_gate.canonical import canonical_bytes  # noqa: E402
 from witness_gate.gate import shrink_until_local_stop  # noqa: E402
-from witness_gate.shrink import shrink  # noqa: E402
+from witness_gate.shrink import shrink, single_deletions  # noqa: E402
 
 Predicate = Callable[[Any], "str | None"]
 
@@ -266,19 +266,6 @@ def run_hypothesis(fixture: Any, predicate: Predicate, target: str, order: list[
 
 
 # -- measuring ------------------------------------------------------------------------------------------
-def single_deletions(value: Any):
-    if isinstance(value, dict):
-        for key in sorted(value):
-            yield {k: v for k, v in value.items() if k != key}
-            for inner in single_deletions(value[key]):
-                yield {**value, key: inner}
-    elif isinstance(value, list):
-        for i in range(len(value)):
-            yield value[:i] + value[i + 1:]
-            for inner in single_deletions(value[i]):
-                yield value[:i] + [inner] + value[i + 1:]
-
-
 def one_minimal(witness: Any, predicate: Predicate, target: str) -> bool:
     return all(predicate(smaller) != target for smaller in single_deletions(witness))
 

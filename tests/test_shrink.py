@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from witness_gate.canonical import canonical_bytes, shortlex_key
-from witness_gate.shrink import shrink
+from witness_gate.shrink import shrink, single_deletions
 from strategies import json_values
 
 
@@ -104,20 +104,6 @@ def test_a_local_stop_is_one_minimal_under_deletion(case):
         assert run(smaller) != target
 
 
-def single_deletions(value):
-    """Every payload that is `value` with one dict key or list element removed, anywhere."""
-    if isinstance(value, dict):
-        for key in value:
-            yield {k: v for k, v in value.items() if k != key}
-            for inner in single_deletions(value[key]):
-                yield {**value, key: inner}
-    elif isinstance(value, list):
-        for i in range(len(value)):
-            yield value[:i] + value[i + 1:]
-            for inner in single_deletions(value[i]):
-                yield value[:i] + [inner] + value[i + 1:]
-
-
 def test_a_candidate_failing_with_another_reason_is_refused():
     # emptying the list would fail too, but with another reason: it must not be taken
     def run(value):
@@ -198,3 +184,9 @@ def test_a_renamed_key_and_neighbouring_numbers_in_one_dict():
 
     result = shrink({"a": 7, "b": 8, "note": "x"}, run, target_reason="big")
     assert run(result.witness) == "big" and result.witness == {"": 11}  # one key carries the whole sum
+
+
+def test_single_deletions_lists_every_one_step_smaller_value():
+    assert list(single_deletions({"a": [1, 2], "b": 3})) == [
+        {"b": 3}, {"a": [2], "b": 3}, {"a": [1], "b": 3}, {"a": [1, 2]}]
+    assert list(single_deletions([])) == [] and list(single_deletions("text")) == []

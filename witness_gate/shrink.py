@@ -11,7 +11,7 @@ from typing import Any
 from witness_gate.canonical import canonical_bytes, sha256_hex
 from witness_gate.gate import shrink_until_local_stop
 
-__all__ = ["ShrinkResult", "Shrinker", "shrink", "shrink_until_local_stop"]
+__all__ = ["ShrinkResult", "Shrinker", "shrink", "shrink_until_local_stop", "single_deletions"]
 
 Path = tuple[Any, ...]
 Reason = str | None
@@ -376,3 +376,20 @@ def _find_largest(holds: Callable[[int], bool], limit: int) -> int:
         else:
             hi = mid
     return lo
+
+
+def single_deletions(value: Any) -> Iterator[Any]:
+    """Every value that is `value` with one dict key or list element removed, anywhere in it.
+
+    A witness none of whose single deletions fails the same way is 1-minimal under deletion.
+    """
+    if isinstance(value, dict):
+        for key in sorted(value):
+            yield {k: v for k, v in value.items() if k != key}
+            for inner in single_deletions(value[key]):
+                yield {**value, key: inner}
+    elif isinstance(value, list):
+        for i in range(len(value)):
+            yield value[:i] + value[i + 1:]
+            for inner in single_deletions(value[i]):
+                yield value[:i] + [inner] + value[i + 1:]

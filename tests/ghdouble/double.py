@@ -306,13 +306,9 @@ class GitHubDouble:
         return jsonify(out)
 
     def access_token(self, installation_id: int) -> Response:
-        try:
-            claims = jwt.decode(self._bearer(), self.public_key, algorithms=["RS256"],
-                                options={"require": ["iat", "exp", "iss"]})
-        except jwt.PyJWTError as exc:
-            return _error(401, f"A JSON web token could not be decoded: {exc}")
-        if str(claims["iss"]) != str(self.app_id):
-            return _error(401, "'Issuer' claim ('iss') must be the App's id")
+        claims = self._app_jwt()
+        if isinstance(claims, Response):
+            return claims
         if claims["exp"] - time.time() > 600:
             return _error(401, "'Expiration time' claim ('exp') is too far in the future")
         if installation_id not in self.installations:
