@@ -119,6 +119,7 @@ def worker_curve(counts, checkout: Path, jobs: int, runs: int):
         assert failed == 0, f"{failed} jobs failed"
         points.append((workers, jobs / seconds * 60, "attempts per minute"))
         queue.delete(delete_jobs=True)
+    redis.flushdb()  # the benchmarks' own database (10): results and worker keys go too
     return f"workers on one Redis -> throughput ({jobs} attempts of {runs} replays)", points
 
 
