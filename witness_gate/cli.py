@@ -13,7 +13,7 @@ from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError
 from witness_gate.config import ConfigError
 from witness_gate.files import write_json_atomic
-from witness_gate.labels import classify
+from witness_gate.labels import classify, split_paths
 from witness_gate.lock import LockError, load_pinned, pin, read_lock, write_lock
 from witness_gate.records import ATTEMPT_SUFFIX, RecordError, load_attempts, read_witness
 from witness_gate.report import print_report, reporter_for, results_json
@@ -200,8 +200,6 @@ def cmd_classify(args: argparse.Namespace) -> int:
         changed = [ln.strip() for ln in Path(args.diff_paths).read_text(encoding="utf-8").splitlines() if ln.strip()]
     except OSError as exc:
         raise local.InputError(f"{args.diff_paths}: cannot read the changed paths ({exc.strerror})") from None
-    from witness_gate.labels import split_paths
-
     split = Split(*split_paths(changed, config.impl, config.oracle_patterns))
     rows = []
     now = datetime.now(timezone.utc)

@@ -185,6 +185,5 @@ def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None) -> d
     if verdict.frozen_by:
         record["frozen_by"] = vars(verdict.frozen_by)
     if evidence is not None and verdict.proposes_freeze:
-        record["freeze"] = freeze_proposal(binding, evidence, verdict, run.config.expires_in_hours,
-                                           binding.patch_digest)
+        record["freeze"] = freeze_proposal(binding, evidence, verdict, run.config.expires_in_hours)
     return record

@@ -188,8 +188,8 @@ def exit_code(labels_: list[str]) -> int:
     return 0
 
 
-def freeze_proposal(binding: Binding, evidence: Evidence, verdict: Verdict, expires_in_hours: float | None,
-                    patch_digest: str) -> dict[str, Any]:
+def freeze_proposal(binding: Binding, evidence: Evidence, verdict: Verdict,
+                    expires_in_hours: float | None) -> dict[str, Any]:
     """The freeze record the gate proposes; it silences nothing until a person accepts it."""
     reason = next((s for s in verdict.signatures if s), None)
     return {
@@ -200,7 +200,7 @@ def freeze_proposal(binding: Binding, evidence: Evidence, verdict: Verdict, expi
         "fixture_digest": binding.fixture_digest,
         "witness_hash": evidence.witness_hash,
         "seed": binding.seed,
-        "patch_digest": patch_digest,
+        "patch_digest": binding.patch_digest,
         "signature": reason,
         "failures": verdict.failures,
         "runs": verdict.runs,

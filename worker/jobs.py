@@ -147,8 +147,9 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
                        "Nothing in this pull request is an implementation or oracle path of `.witness.yml`.",
                        overrides=config.conclusions)
 
-    directory, matches = checkout(api, target["repo"], head)
-    digest = patch_digest(api.commit_tree(base), api.commit_tree(head))
+    head_tree = api.commit_tree(head)
+    directory, matches = checkout(api, target["repo"], head, head_tree)
+    digest = patch_digest(api.commit_tree(base), head_tree)
     try:
         targets = discover(directory, config.properties_dir, config.contracts)
     except DiscoveryError as exc:

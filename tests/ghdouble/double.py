@@ -330,13 +330,18 @@ class GitHubDouble:
         repo = self._repo(owner, name)
         return repo if isinstance(repo, Response) else jsonify(self._repo_json(repo))
 
-    def get_pull(self, owner: str, name: str, number: int) -> Response:
+    def _pull(self, owner: str, name: str, number: int) -> tuple[Repo, Pull] | Response:
         repo = self._repo(owner, name)
         if isinstance(repo, Response):
             return repo
         pull = repo.pulls.get(number)
-        if pull is None:
-            return _error(404, "Not Found")
+        return _error(404, "Not Found") if pull is None else (repo, pull)
+
+    def get_pull(self, owner: str, name: str, number: int) -> Response:
+        found = self._pull(owner, name, number)
+        if isinstance(found, Response):
+            return found
+        repo, pull = found
         head, base = self.sha(repo.full_name, pull.head_ref), self.sha(repo.full_name, pull.base_ref)
         url = f"{self.url}/repos/{repo.full_name}/pulls/{number}"
         return jsonify({
@@ -348,12 +353,10 @@ class GitHubDouble:
         })
 
     def pull_files(self, owner: str, name: str, number: int) -> Response:
-        repo = self._repo(owner, name)
-        if isinstance(repo, Response):
-            return repo
-        pull = repo.pulls.get(number)
-        if pull is None:
-            return _error(404, "Not Found")
+        found = self._pull(owner, name, number)
+        if isinstance(found, Response):
+            return found
+        repo, pull = found
         base = git(repo.path, "merge-base", pull.base_ref, pull.head_ref).decode().strip()
         out = git(repo.path, "diff", "--name-status", "-M", "-z", base, pull.head_ref).decode().split("\0")
         files, i = [], 0
