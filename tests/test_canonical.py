@@ -2,7 +2,6 @@
 
 import hashlib
 import json
-import math
 
 import pytest
 from hypothesis import given
@@ -87,9 +86,10 @@ def test_contract_and_patch_digests_are_canonical_hashes():
 def test_shortlex_is_a_total_order_on_canonical_forms(a, b):
     ka, kb = shortlex_key(a), shortlex_key(b)
     assert (ka == kb) == (canonical_bytes(a) == canonical_bytes(b))
-    assert (ka < kb) or (kb < ka) or (ka == kb)
+    if len(canonical_bytes(a)) < len(canonical_bytes(b)):
+        assert ka < kb  # shorter first, whatever the bytes
 
 
 def test_floats_keep_their_shortest_repr():
     assert canonical_bytes({"r": 0.1}) == b'{"r":0.1}'
-    assert not math.isnan(json.loads(canonical_bytes(1e308))), "finite floats survive"
+    assert loads_strict(canonical_bytes({"big": 1e308}), source="x") == {"big": 1e308}  # finite floats survive
