@@ -222,3 +222,13 @@ def test_freeze_refuses_a_recorded_attempt_that_is_not_a_flake(shop, checked, tm
     assert done.returncode == 2
     assert "recorded 20/20, not 3/20" in done.stderr
     assert "is labelled regression" in done.stderr
+
+
+def test_freeze_refuses_a_witness_without_its_attempt_record(shop, checked, tmp_path):
+    rec = coin(shop)
+    loose = tmp_path / rec["witness_file"]
+    loose.write_text((shop.path / ".artifacts/witnesses" / rec["witness_file"]).read_text())
+    done = run_cli("freeze", "--assertion", "prop_coin", "--lock", ".artifacts/fixture.lock", "--witness", str(loose),
+                   "--failures", str(rec["failures"]), "--runs", "20", "--expires-in-hours", "24", cwd=shop.path)
+    assert done.returncode == 2
+    assert "no attempt record prop_coin.attempt.json beside the witness" in done.stderr

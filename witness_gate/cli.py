@@ -243,7 +243,10 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     if kind != "flake":
         problems.append(f"{args.failures} failures in {args.runs} runs is {kind}, not a flake; only a flake may be frozen")
     record_path = Path(args.witness).parent / f"{args.assertion}{ATTEMPT_SUFFIX}"
-    if record_path.is_file():
+    if not record_path.is_file():
+        problems.append(f"no attempt record {record_path.name} beside the witness; only what `check` recorded "
+                        "as a flake may be frozen")
+    else:
         stored = {s.binding.assertion_id: s for s in load_attempts(record_path.parent)}[args.assertion]
         rec = stored.record
         if (rec.get("failures"), rec.get("runs")) != (args.failures, args.runs):
@@ -251,7 +254,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
                             f"not {args.failures}/{args.runs}")
         if rec.get("witness_hash") != witness["witness_hash"]:
             problems.append(f"{record_path.name} recorded another witness")
-        if not (rec.get("label") == "flake" or (rec.get("label") == "hold" and rec.get("hold_reasons") == ["expiry_empty"])):
+        if not rec.get("freeze"):  # the gate proposed a freeze exactly when it may be frozen
             problems.append(f"{record_path.name} is labelled {rec.get('label')} "
                             f"({', '.join(rec.get('hold_reasons') or []) or 'no hold reason'}), not a flake")
     if args.expires_in_hours > config.max_hours:
