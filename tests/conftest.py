@@ -2,8 +2,10 @@
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -83,3 +85,35 @@ def double(github_double):
     github_double.reset()
     yield github_double
     assert github_double.problems == [], "the double saw requests GitHub would refuse"
+
+
+@pytest.fixture(scope="module")
+def listener():
+    """A TCP listener on every host address; it records whoever reaches it."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("0.0.0.0", 0))
+    server.listen(16)
+    reached = []
+
+    def accept():
+        while True:
+            try:
+                conn, addr = server.accept()
+            except OSError:
+                return
+            reached.append(addr)
+            conn.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield server.getsockname()[1], reached
+    server.close()
+
+
+def host_ip() -> str:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))  # no packet is sent: this only picks a route
+            return probe.getsockname()[0]
+        except OSError:
+            return socket.gethostbyname(socket.gethostname())

@@ -56,6 +56,11 @@ def test_embedded_defaults():
     ("conclusions: {flake: failure}\n", "conclusions", {"flake": "failure"}),
     ("policy:\n  timeout_seconds: 0.5\n", "timeout_seconds", 0.5),
     ("policy:\n", "runs", 5),  # an empty section keeps the defaults
+    ("setup:\n  requirements: requirements.txt\n", "setup_requirements", "requirements.txt"),
+    ("setup:\n  command: [sh, -c, 'pip install --target \"$WITNESS_ENV\" .']\n", "setup_command",
+     ("sh", "-c", 'pip install --target "$WITNESS_ENV" .')),
+    ("setup:\n  timeout_seconds: 120\n", "setup_timeout_seconds", 120),
+    ("version: 1\n", "setup_requirements", None),  # no set-up unless asked for
 ])
 def test_valid(text, field, value):
     assert getattr(parse_config(text), field) == value
@@ -71,7 +76,16 @@ def test_valid(text, field, value):
     ("policy:\n  runz: 5\n", ".witness.yml:2: policy.runz: unknown key; allowed here: policy.max_evals, "
      "policy.max_steps, policy.min_reruns, policy.runs, policy.timeout_seconds"),
     ("polcy:\n  runs: 5\n", ".witness.yml:1: polcy: unknown key; allowed here: conclusions, freeze, paths, "
-     "policy, properties, version"),
+     "policy, properties, setup, version"),
+    ("setup:\n  requirements: /etc/passwd\n", ".witness.yml:2: setup.requirements: expected a path inside the "
+     "repository (no leading '/', no '..'), got '/etc/passwd'"),
+    ("setup:\n  command: pip install .\n", ".witness.yml:2: setup.command: expected null or a list of "
+     "arguments, like [\"./run-property.sh\"], got 'pip install .'"),
+    ("setup:\n  requirements: r.txt\n  command: [make]\n", ".witness.yml:3: setup.command: give "
+     "setup.requirements or setup.command, not both (a command can install the requirements itself)"),
+    ("setup:\n  timeout_seconds: 0\n", ".witness.yml:2: setup.timeout_seconds: expected a number > 0, got 0"),
+    ("setup:\n  run: make\n", ".witness.yml:2: setup.run: unknown key; allowed here: setup.command, "
+     "setup.requirements, setup.timeout_seconds"),
     ("paths:\n  impl: src/\n", '.witness.yml:2: paths.impl: expected a list of path prefixes or globs, like '
      '["src/"] or ["**/*.py"], got \'src/\''),
     ("paths: [src]\n", ".witness.yml:1: paths: expected a mapping of settings, got ['src']"),

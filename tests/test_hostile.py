@@ -8,13 +8,12 @@ the evaluation. Run as root in CI, as the worker runs.
 import hashlib
 import os
 import shutil
-import socket
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
 
+from conftest import host_ip
 from witness_gate.runner import PropertyRunner
 from witness_gate.sandbox import Limits, Sandbox, make_readable, stage_directory
 
@@ -128,38 +127,6 @@ def prop_nested_namespace(p):
 '''
 
 DAEMON = "witness-daemon"
-
-
-@pytest.fixture(scope="module")
-def listener():
-    """A TCP listener on every host address; it records whoever reaches it."""
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("0.0.0.0", 0))
-    server.listen(16)
-    reached = []
-
-    def accept():
-        while True:
-            try:
-                conn, addr = server.accept()
-            except OSError:
-                return
-            reached.append(addr)
-            conn.close()
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield server.getsockname()[1], reached
-    server.close()
-
-
-def host_ip() -> str:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.255.255.255", 1))  # no packet is sent: this only picks a route
-            return probe.getsockname()[0]
-        except OSError:
-            return socket.gethostbyname(socket.gethostname())
 
 
 @pytest.fixture(scope="module")

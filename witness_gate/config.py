@@ -43,6 +43,9 @@ class Config:
     expires_in_hours: float | None = None
     max_hours: float = 168
     conclusions: dict[str, str] = field(default_factory=dict)
+    setup_requirements: str | None = None
+    setup_command: tuple[str, ...] | None = None
+    setup_timeout_seconds: float = 600
     source: str = "(embedded defaults)"
 
     @property
@@ -172,8 +175,11 @@ SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
     ("freeze.expires_in_hours", "expires_in_hours", _optional(_number()), "proposed expiry"),
     ("freeze.max_hours", "max_hours", _number(), "longest expiry a person may accept"),
     ("conclusions", "conclusions", _conclusions, "per-label override of the conclusion"),
+    ("setup.requirements", "setup_requirements", _optional(_relpath), "pip requirements file installed per head"),
+    ("setup.command", "setup_command", _command, "or any set-up command; $WITNESS_ENV is its output"),
+    ("setup.timeout_seconds", "setup_timeout_seconds", _number(), "wall-clock limit of the set-up"),
 )
-_SECTIONS = {"paths", "properties", "policy", "freeze"}
+_SECTIONS = {"paths", "properties", "policy", "freeze", "setup"}
 _KEYS = {key for key, *_ in SCHEMA}
 
 
@@ -213,6 +219,11 @@ def _cross_checks(config: Config, where: Callable[[str], str]) -> list[str]:
         problems.append(
             f"{where('policy.runs')}: {config.runs} replays are fewer than "
             f"policy.min_reruns ({config.min_reruns}); raise runs or lower min_reruns"
+        )
+    if config.setup_requirements and config.setup_command:
+        problems.append(
+            f"{where('setup.command')}: give setup.requirements or setup.command, not both "
+            "(a command can install the requirements itself)"
         )
     if config.expires_in_hours is not None and config.expires_in_hours > config.max_hours:
         problems.append(

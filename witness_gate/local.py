@@ -13,6 +13,7 @@ from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, parse_config
 from witness_gate.discover import PropertyTarget, discover
+from witness_gate.environment import SetupOutcome, default_cache, set_up
 from witness_gate.labels import split_paths
 from witness_gate.lock import Lock, LockError, load_pinned, parse_fixture
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
@@ -65,12 +66,16 @@ def check(
     targets = _discover(repo, properties_dir, config)
     digest = working_patch_digest(repo)
     checkout = stage_directory(repo)  # the sandbox reads a copy, never the working tree itself
+    cache = Path(tempfile.mkdtemp(prefix="witness-envs-"))  # a working tree has no stable identity to cache by
     try:
+        setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=cache)
         run = GateRun(checkout, digest, Split(impl_changed=True, oracle_changed=False), policy, config,
-                      sandbox, out_dir, reporter)
+                      sandbox, out_dir, reporter, extra_holds=setup.holds, environment=setup.environment,
+                      notes=(setup.note,) if setup.note else ())
         results = run.gate(targets, lambda _t: Pinned(lock, fixture))
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
+        shutil.rmtree(cache, ignore_errors=True)
     header = f"witness-gate check: {len(targets)} properties on {lock.path} (seed {lock.seed}, sandbox {sandbox.mode})"
     return Outcome(results, header)
 
@@ -122,8 +127,12 @@ def run(
             holds = ("patch_mismatch",)
         make_readable(checkout)
         targets = _discover(checkout, config.properties_dir, config)
+        setup = SetupOutcome()
+        if not holds:  # the set-up runs code of the head too: only on the exact code under test
+            setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=default_cache())
         gate = GateRun(checkout, digest, Split(impl, oracle), policy, config, sandbox, out_dir,
-                       reporter, extra_holds=holds)
+                       reporter, extra_holds=holds + setup.holds, environment=setup.environment,
+                       notes=(setup.note,) if setup.note else ())
         pinned = _pin_from_base(repo, base_sha, config, seed)
         results = gate.gate(targets, pinned)
     finally:

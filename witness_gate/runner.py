@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate.canonical import canonical_bytes
-from witness_gate.sandbox import Limits, Sandbox, end_leftovers
+from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, end_leftovers
 
 MAX_REASON = 200
 DETAIL_CHARS = 2000
@@ -56,6 +56,7 @@ class PropertyRunner:
     timeout_seconds: float = 60
     command: tuple[str, ...] | None = None  # None: the Python harness
     limits: Limits = field(default_factory=Limits)
+    environment: Path | None = None  # what the set-up phase installed for this head, seen read-only
 
     def __call__(self, payload: Any) -> Evaluation:
         return self.evaluate(payload)
@@ -78,12 +79,17 @@ class PropertyRunner:
             "WITNESS_FIXTURE": self.sandbox.scratch_path(scratch, "fixture.json"),
             "WITNESS_SEED": self.seed,
         }
+        mounts: tuple[Mount, ...] = ()
+        if self.environment is not None:
+            mounts = (Mount(self.environment, ENV_MOUNT),)
+            seen = self.sandbox.seen(mounts[0])
+            env.update(WITNESS_ENV=seen, PYTHONPATH=seen, PATH=f"{seen}/bin:{env['PATH']}")
         if self.command is None:
             argv = [self.sandbox.python, "-B", "-m", "witness_gate.harness"]
             env["WITNESS_RESULT"] = self.sandbox.scratch_path(scratch, "result.json")
         else:
             argv = list(self.command)
-        argv, env, cwd = self.sandbox.wrap(argv, repo=self.repo, scratch=scratch, env=env)
+        argv, env, cwd = self.sandbox.wrap(argv, repo=self.repo, scratch=scratch, env=env, mounts=mounts)
         limits = Limits(
             cpu_seconds=math.ceil(self.timeout_seconds) + 1,
             memory_bytes=self.limits.memory_bytes,
@@ -100,7 +106,7 @@ class PropertyRunner:
             )
         except OSError as exc:
             return Evaluation("transport", "start", f"could not start {argv[0]}: {exc.strerror}")
-        stdout, stderr, fault = _collect(proc, started + self.timeout_seconds, limits.output_bytes)
+        stdout, stderr, fault = collect(proc, started + self.timeout_seconds, limits.output_bytes)
         seconds = time.monotonic() - started
         detail = stderr.decode("utf-8", errors="replace")[-DETAIL_CHARS:]
         if fault:
@@ -151,7 +157,7 @@ def _harness_verdict(code: int, result: Path, stdout: bytes, detail: str, second
     return Evaluation("transport", "no_verdict", f"exit {code} disagrees with the verdict {outcome!r}", seconds)
 
 
-def _collect(proc: subprocess.Popen, deadline: float, cap: int) -> tuple[bytes, bytes, str | None]:
+def collect(proc: subprocess.Popen, deadline: float, cap: int) -> tuple[bytes, bytes, str | None]:
     """Read both pipes until exit; kill the process group at the deadline or past the cap."""
     buffers = {proc.stdout: bytearray(), proc.stderr: bytearray()}
     fault = None

@@ -21,15 +21,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MODES = ("auto", "bwrap", "none")
-HARNESS_FILES = ("__init__.py", "contracts.py", "harness.py")  # all a property may import of the gate
+HARNESS_FILES = ("__init__.py", "contracts.py", "harness.py", "netshim.py")  # all the sandbox sees of the gate
 REPO_MOUNT = "/repo"
 SCRATCH_MOUNT = "/scratch"
 GATE_MOUNT = "/opt/witness-gate"
+ENV_MOUNT = "/env"  # the per-head environment the set-up phase built
 DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
 
 
 class SandboxUnavailable(RuntimeError):
     """bubblewrap was asked for but cannot run here."""
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A host path the sandboxed process sees at `target` (read-only unless `writable`)."""
+
+    source: Path
+    target: str
+    writable: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,7 +89,7 @@ def _readable_python() -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _stage_root() -> Path:
+def stage_root() -> Path:
     """A per-process directory the sandbox uid can traverse, holding the harness copy."""
     root = Path(tempfile.mkdtemp(prefix="witness-stage-"))
     root.chmod(0o755)
@@ -183,18 +193,23 @@ class Sandbox:
     def make_scratch(self) -> Path:
         """A fresh directory only the sandboxed process can write."""
         become_subreaper()
-        scratch = Path(tempfile.mkdtemp(prefix="eval-", dir=_stage_root()))
+        scratch = Path(tempfile.mkdtemp(prefix="eval-", dir=stage_root()))
         if self.identity.uid is not None:
             os.chown(scratch, self.identity.uid, self.identity.gid)
         return scratch
 
-    def wrap(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str]) -> tuple[list[str], dict[str, str], str]:
-        """(argv, environment, working directory) for the process to start."""
-        gate = str(_stage_root() / "gate")
+    def wrap(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str],
+             mounts: tuple[Mount, ...] = ()) -> tuple[list[str], dict[str, str], str]:
+        """(argv, environment, working directory) for the process to start.
+
+        The gate's harness always comes first on PYTHONPATH, so nothing a set-up installs can shadow it.
+        """
+        gate = str(stage_root() / "gate")
+        extra_path = [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []
         if self.mode == "none":
-            inner = {**env, "PYTHONPATH": gate, "HOME": str(scratch), "TMPDIR": str(scratch)}
+            inner = {**env, "PYTHONPATH": ":".join([gate, *extra_path]), "HOME": str(scratch), "TMPDIR": str(scratch)}
             return argv, inner, str(repo)
-        inner = {**env, "PYTHONPATH": GATE_MOUNT, "HOME": SCRATCH_MOUNT, "TMPDIR": "/tmp"}
+        inner = {**env, "PYTHONPATH": ":".join([GATE_MOUNT, *extra_path]), "HOME": SCRATCH_MOUNT, "TMPDIR": "/tmp"}
         args = [
             "bwrap",
             "--unshare-all",  # user, ipc, pid, net, uts, cgroup: no network at all
@@ -220,12 +235,20 @@ class Sandbox:
             "--ro-bind", gate, GATE_MOUNT,
             "--ro-bind", str(repo), REPO_MOUNT,
             "--bind", str(scratch), SCRATCH_MOUNT,
+        ]
+        for mount in mounts:
+            args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
+        args += [
             "--chdir", REPO_MOUNT,
             "--remount-ro", "/",  # the sandbox's own root too: only /tmp and the scratch take writes
         ]
         for key, value in sorted(inner.items()):
             args += ["--setenv", key, value]
         return args + ["--"] + argv, {}, "/"
+
+    def seen(self, mount: Mount) -> str:
+        """Where the sandboxed process finds a mount: its target in bubblewrap, the host path without."""
+        return mount.target if self.mode == "bwrap" else str(mount.source)
 
     def scratch_path(self, scratch: Path, name: str) -> str:
         """A scratch file's path as the sandboxed process sees it."""

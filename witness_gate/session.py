@@ -13,6 +13,7 @@ from witness_gate import labels
 from witness_gate.attempt import Binding, Evidence, Policy, run_attempt, sign
 from witness_gate.config import Config
 from witness_gate.discover import PropertyTarget
+from witness_gate.environment import Environment
 from witness_gate.files import write_json_atomic
 from witness_gate.lock import Fixture, Lock
 from witness_gate.runner import Evaluation, PropertyRunner
@@ -67,6 +68,8 @@ class GateRun:
     freezes: tuple[FreezeMatch, ...] = ()
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     make_runner: Callable[..., Callable[[Any], Evaluation]] = PropertyRunner
+    environment: Environment | None = None  # what the set-up phase built, seen read-only
+    notes: tuple[str, ...] = ()  # for every property: how the run was set up, or why it holds
 
     def gate(self, targets: list[PropertyTarget], pinned: Callable[[PropertyTarget], Pinned]) -> list[PropertyResult]:
         results = []
@@ -87,15 +90,16 @@ class GateRun:
             fixture_digest=lock.fixture_digest if lock else "",
             seed=lock.seed if lock else "",
         )
-        notes = [n for n in (pinned.problem, target.contract_problem) if n]
+        notes = [*self.notes, *(n for n in (pinned.problem, target.contract_problem) if n)]
         if not self.patch_digest:
             notes.append("no patch digest: run inside a git repository so the code under test can be hashed")
         evidence = None
         refused = self.split.mixed or bool(binding.missing()) or bool(self.extra_holds)
         if not refused and pinned.fixture is not None:
+            setup = {"environment": self.environment.path} if self.environment else {}
             runner = self.make_runner(
                 repo=self.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
-                timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
+                timeout_seconds=self.policy.timeout_seconds, command=self.config.command, **setup,
             )
             evidence = run_attempt(pinned.fixture.payload, runner, self.policy, self.reporter.progress)
             notes += _transport_notes(evidence)
@@ -182,6 +186,8 @@ def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None) -> d
             replays=_rows(evidence.replays),
             unshrunk_replays=_rows(evidence.unshrunk_replays),
         )
+    if run.environment is not None:
+        record["setup"] = run.environment.as_record()
     if verdict.frozen_by:
         record["frozen_by"] = vars(verdict.frozen_by)
     if evidence is not None and verdict.proposes_freeze:

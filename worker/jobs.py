@@ -23,6 +23,7 @@ from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
 from witness_gate.discover import DiscoveryError, discover
+from witness_gate.environment import SetupOutcome, default_cache, set_up
 from witness_gate.labels import split_paths
 from witness_gate.ledger import Ledger, Outcome, apply_freezes
 from witness_gate.lock import Lock, LockError, parse_fixture
@@ -226,18 +227,21 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
     sandbox, holds, note = ctx.sandbox()
     if run.details.get("patch_mismatch"):
         holds += ("patch_mismatch",)
+    setup = SetupOutcome()
+    if not holds:  # the set-up runs the head's code too: only in the sandbox, only on the exact code
+        setup = set_up(config, checkout=directory, patch_digest=run.patch_digest, sandbox=sandbox,
+                       cache=default_cache())
     split = Split(**run.details["split"])
     out = Path(tempfile.mkdtemp(prefix="witness-records-"))
     try:
         ledger = Ledger(ctx.store)
         ledger.expire_due()
         gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, out,
-                       _LogReporter(run_id), extra_holds=holds, freezes=ledger.active(run.repo))
+                       _LogReporter(run_id), extra_holds=holds + setup.holds, freezes=ledger.active(run.repo),
+                       environment=setup.environment, notes=tuple(n for n in (note, setup.note) if n))
         result = gate.gate_one(prop, _pin_from_base(api, run.base_sha, config, prop.assertion_id))
     finally:
         shutil.rmtree(out, ignore_errors=True)
-    if note:
-        result.record["notes"] = [note, *result.record["notes"]]
     ctx.store.add_attempt(run_id, result.record)
     return {"assertion_id": assertion_id, "label": result.verdict.label}
 

@@ -1,0 +1,135 @@
+"""The set-up phase's egress proxy: it tunnels to the package index and to nothing else."""
+
+import os
+import socket
+import stat
+import threading
+
+import pytest
+
+from conftest import host_ip
+from witness_gate.egress import DEFAULT_INDEX_HOSTS, EgressProxy, index_hosts
+
+
+@pytest.fixture
+def echo():
+    """A TCP echo server on every host address."""
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("0.0.0.0", 0))
+    server.listen(8)
+    reached = []
+
+    def serve():
+        while True:
+            try:
+                conn, addr = server.accept()
+            except OSError:
+                return
+            reached.append(addr)
+            with conn:
+                while data := conn.recv(4096):
+                    conn.sendall(data)
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield server.getsockname()[1], reached
+    server.close()
+
+
+def ask(path, request: bytes) -> tuple[str, socket.socket]:
+    client = socket.socket(socket.AF_UNIX)
+    client.settimeout(10)
+    client.connect(str(path))
+    client.sendall(request)
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = client.recv(1)
+        if not chunk:
+            break
+        head += chunk
+    return head.decode(), client
+
+
+def connect(path, authority: str) -> tuple[str, socket.socket]:
+    return ask(path, f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n\r\n".encode())
+
+
+def test_an_allowed_host_gets_a_tunnel_both_ways(tmp_path, echo):
+    port, reached = echo
+    ip = host_ip()
+    if ip.startswith("127."):
+        pytest.skip("this machine has no address but loopback")
+    with EgressProxy(tmp_path / "egress.sock", (f"{ip}:{port}",)) as proxy:
+        head, client = connect(tmp_path / "egress.sock", f"{ip}:{port}")
+        with client:
+            assert head.startswith("HTTP/1.1 200")
+            client.sendall(b"ping through the tunnel")
+            assert client.recv(100) == b"ping through the tunnel"
+    assert len(reached) == 1
+    assert proxy.log == [f"tunnel {ip}:{port}"]
+
+
+@pytest.mark.parametrize("authority, why", [
+    ("example.org:443", "example.org:443 is not a package index the set-up may reach"),
+    ("pypi.org:22", "pypi.org:22 is not a package index"),  # the index's name on another port
+    ("pypi.org", "'pypi.org' is not host:port"),
+])
+def test_anything_but_an_allowed_host_and_port_is_refused(tmp_path, authority, why):
+    with EgressProxy(tmp_path / "egress.sock", DEFAULT_INDEX_HOSTS) as proxy:
+        head, client = connect(tmp_path / "egress.sock", authority)
+        client.close()
+    assert head.startswith("HTTP/1.1 403")
+    assert why in proxy.log[0]
+
+
+@pytest.mark.parametrize("name", ["localhost", "127.0.0.1", "[::1]", "169.254.169.254", "0.0.0.0"])
+def test_the_machine_itself_is_refused_even_when_allowed_by_name(tmp_path, echo, name):
+    # an operator who allow-lists a name that resolves here must not open the worker's Redis
+    port, reached = echo
+    host = name.strip("[]")
+    with EgressProxy(tmp_path / "egress.sock", (f"{host}:{port}" if ":" not in host else host,)) as proxy:
+        head, client = connect(tmp_path / "egress.sock", f"{name}:{port}")
+        client.close()
+    if ":" in host:  # "::1" cannot be written as host:port in the list: refused by the list itself
+        assert "is not a package index" in proxy.log[0]
+    else:
+        assert "resolves to this machine or a local-only address" in proxy.log[0]
+    assert head.startswith("HTTP/1.1 403")
+    assert reached == []
+
+
+def test_plain_http_requests_are_not_forwarded(tmp_path):
+    with EgressProxy(tmp_path / "egress.sock", DEFAULT_INDEX_HOSTS) as proxy:
+        head, client = ask(tmp_path / "egress.sock", b"GET http://pypi.org/simple/ HTTP/1.1\r\nHost: pypi.org\r\n\r\n")
+        client.close()
+    assert head.startswith("HTTP/1.1 403")
+    assert "only CONNECT (HTTPS) leaves the sandbox, not GET" in proxy.log[0]
+
+
+def test_garbage_is_refused_and_the_proxy_keeps_serving(tmp_path):
+    with EgressProxy(tmp_path / "egress.sock", ("example.org",)) as proxy:
+        head, client = ask(tmp_path / "egress.sock", b"\xff\xfe\r\n\r\n")
+        client.close()
+        assert head.startswith("HTTP/1.1 403")
+        head, client = connect(tmp_path / "egress.sock", "pypi.org:443")
+        client.close()
+        assert head.startswith("HTTP/1.1 403")
+    assert len(proxy.log) == 2
+
+
+def test_only_its_owner_may_connect_and_it_is_gone_when_closed(tmp_path):
+    path = tmp_path / "egress.sock"
+    with EgressProxy(path, DEFAULT_INDEX_HOSTS, owner=os.geteuid()):
+        st = os.stat(path)
+        assert stat.S_ISSOCK(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("value, hosts", [
+    (None, DEFAULT_INDEX_HOSTS),
+    ("mirror.example.com, files.example.com:8443", ("mirror.example.com", "files.example.com:8443")),
+    ("", ()),  # set but empty: the set-up may reach nothing
+])
+def test_the_operator_chooses_the_hosts(value, hosts):
+    environ = {} if value is None else {"WITNESS_SETUP_HOSTS": value}
+    assert index_hosts(environ) == hosts

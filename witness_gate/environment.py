@@ -1,0 +1,252 @@
+"""The set-up phase: build a per-head environment (e.g. the target's dependencies) before any evaluation.
+
+Phase one runs the `.witness.yml` set-up (from the base branch) in the same sandbox as the
+properties, with two differences: the environment directory is writable, and the only way out is
+the host's egress proxy, which reaches the package index and nothing else. No secret is ever in
+its environment. Phase two — every evaluation — sees that directory read-only at /env and has no
+network at all. A head's environment is built once and reused by every property and replay.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from witness_gate.canonical import canonical_bytes, sha256_hex
+from witness_gate.config import Config
+from witness_gate.egress import EgressProxy, index_hosts
+from witness_gate.files import write_json_atomic
+from witness_gate.runner import collect
+from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, stage_root
+
+CACHE_ENV = "WITNESS_ENV_CACHE"
+SOCKET_MOUNT = "/run/witness/egress.sock"
+CA_BUNDLES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt")
+LOG_TAIL = 4000
+KEEP_SECONDS = 24 * 3600  # unused environments older than this are removed when a new one is built
+SETUP_LIMITS = Limits(memory_bytes=4 * 1024**3, file_bytes=1024**3, open_files=1024, processes=64,
+                      output_bytes=4 * 1024**2)
+
+
+class SetupFailed(Exception):
+    """The set-up did not finish: `kind` is short (exit:2, timeout, …); `detail` is what it printed."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        self.kind = kind
+        self.detail = detail
+        super().__init__(f"setup_failed: {kind}")
+
+    def note(self) -> str:
+        tail = "\n".join(self.detail.strip().splitlines()[-12:])
+        return (f"setup_failed: the set-up step of .witness.yml ended with {self.kind}; no property ran. "
+                f"Its output ended with:\n{tail}" if tail else
+                f"setup_failed: the set-up step of .witness.yml ended with {self.kind}; no property ran.")
+
+
+@dataclass(frozen=True)
+class SetupStep:
+    """What to run, as written in `.witness.yml`; None from `of` when there is no set-up."""
+
+    requirements: str | None
+    command: tuple[str, ...] | None
+    timeout_seconds: float
+
+    @classmethod
+    def of(cls, config: Config) -> "SetupStep | None":
+        if not config.setup_requirements and not config.setup_command:
+            return None
+        return cls(config.setup_requirements, config.setup_command, config.setup_timeout_seconds)
+
+    def argv(self, python: str, env_seen: str) -> list[str]:
+        if self.command:
+            return list(self.command)
+        return [python, "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
+                "--no-warn-script-location", "--target", env_seen, "-r", str(self.requirements)]
+
+    def describe(self) -> str:
+        return " ".join(self.command) if self.command else f"pip install -r {self.requirements}"
+
+
+@dataclass(frozen=True)
+class Environment:
+    """A finished set-up: the directory evaluations see read-only, and how it came to be."""
+
+    path: Path
+    key: str
+    seconds: float
+    reused: bool
+    log: str
+
+    def as_record(self) -> dict:
+        return {"key": self.key, "seconds": round(self.seconds, 3), "reused": self.reused}
+
+
+@dataclass(frozen=True)
+class SetupOutcome:
+    """What the set-up phase means for the evaluations: an environment, or holds and why."""
+
+    environment: Environment | None = None
+    holds: tuple[str, ...] = ()
+    note: str = ""
+
+
+def set_up(config: Config, *, checkout: Path, patch_digest: str, sandbox: Sandbox, cache: Path) -> SetupOutcome:
+    """Run the head's set-up if `.witness.yml` has one; a failure holds every property with `setup_failed`."""
+    step = SetupStep.of(config)
+    if step is None:
+        return SetupOutcome()
+    try:
+        env = prepare(step, checkout=checkout, patch_digest=patch_digest, sandbox=sandbox, cache=cache)
+    except SetupFailed as exc:
+        return SetupOutcome(None, ("setup_failed",), exc.note())
+    how = "reused" if env.reused else f"built in {env.seconds:.1f} s"
+    return SetupOutcome(env, (), f"set-up: {step.describe()} ({how}, environment {env.key[:12]})")
+
+
+def environment_key(step: SetupStep, patch_digest: str, sandbox: Sandbox, hosts: tuple[str, ...]) -> str:
+    """Everything that could change what the set-up installs: the code, the step, the interpreter, the index."""
+    return sha256_hex(canonical_bytes({
+        "patch_digest": patch_digest, "requirements": step.requirements, "command": list(step.command or ()),
+        "python": sandbox.python, "mode": sandbox.mode, "hosts": list(hosts),
+    }))
+
+
+def default_cache() -> Path:
+    return Path(os.environ.get(CACHE_ENV) or Path(tempfile.gettempdir()) / "witness-envs")
+
+
+def prepare(step: SetupStep, *, checkout: Path, patch_digest: str, sandbox: Sandbox, cache: Path,
+            hosts: tuple[str, ...] | None = None) -> Environment:
+    """The head's environment: reused when built before, else built now (one builder at a time)."""
+    hosts = index_hosts() if hosts is None else hosts
+    key = environment_key(step, patch_digest, sandbox, hosts)
+    cache.mkdir(parents=True, exist_ok=True)
+    _check_private(cache)
+    target, marker = cache / key, cache / f"{key}.json"
+    with open(cache / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second worker on this host waits for the first build
+        if marker.exists() and target.is_dir():
+            os.utime(marker)
+            done = json.loads(marker.read_text(encoding="utf-8"))
+            return Environment(target, key, done["seconds"], True, done.get("log", ""))
+        shutil.rmtree(target, ignore_errors=True)
+        _prune(cache, keep=key)
+        started = time.monotonic()
+        log = _build(step, checkout, target, sandbox, hosts)
+        seconds = time.monotonic() - started
+        write_json_atomic(marker, {"key": key, "seconds": seconds, "log": log[-LOG_TAIL:],
+                                   "step": step.describe()})
+        return Environment(target, key, seconds, False, log)
+
+
+def _check_private(cache: Path) -> None:
+    """Nobody else may plant an environment under a key they can predict."""
+    st = cache.stat()
+    if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        raise SetupFailed("cache", f"{cache} belongs to uid {st.st_uid} or is writable by others, so an "
+                                   f"environment in it could be planted; point {CACHE_ENV} at a directory of your own")
+    if st.st_mode & 0o005 != 0o005:
+        cache.chmod(0o755)  # the sandbox uid passes through to its own environment's bind source
+
+
+def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox, hosts: tuple[str, ...]) -> str:
+    target.mkdir()
+    identity = sandbox.identity
+    if identity.uid is not None:
+        os.chown(target, identity.uid, identity.gid)
+    scratch = sandbox.make_scratch()
+    sockets = Path(tempfile.mkdtemp(prefix="egress-", dir=stage_root()))
+    sockets.chmod(0o711)
+    proxy_socket = sockets / "egress.sock"
+    env_mount = Mount(target, ENV_MOUNT, writable=True)
+    socket_mount = Mount(proxy_socket, SOCKET_MOUNT)
+    mounts = [env_mount, socket_mount]
+    env_seen = sandbox.seen(env_mount)
+    env = {"PATH": f"{env_seen}/bin:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "WITNESS_ENV": env_seen,
+           "PYTHONPATH": env_seen, "PIP_NO_CACHE_DIR": "1"}
+    bundle = next((b for b in CA_BUNDLES if os.path.exists(b)), None)
+    if bundle:  # public CA certificates, so TLS to the index verifies inside the sandbox
+        mounts.append(Mount(Path(os.path.dirname(os.path.dirname(bundle))), os.path.dirname(os.path.dirname(bundle))))
+        env.update(SSL_CERT_FILE=bundle, PIP_CERT=bundle, REQUESTS_CA_BUNDLE=bundle)
+    argv = [sandbox.python, "-B", "-m", "witness_gate.netshim", sandbox.seen(socket_mount), "--",
+            *step.argv(sandbox.python, env_seen)]
+    limits = Limits(cpu_seconds=math.ceil(step.timeout_seconds) + 1, memory_bytes=SETUP_LIMITS.memory_bytes,
+                    file_bytes=SETUP_LIMITS.file_bytes, open_files=SETUP_LIMITS.open_files,
+                    processes=SETUP_LIMITS.processes, output_bytes=SETUP_LIMITS.output_bytes)
+    try:
+        with EgressProxy(proxy_socket, hosts, owner=identity.uid) as proxy:
+            argv, env, cwd = sandbox.wrap(argv, repo=checkout, scratch=scratch, env=env, mounts=tuple(mounts))
+            started = time.monotonic()
+            try:
+                proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, start_new_session=True,
+                                        preexec_fn=sandbox.preexec(limits))
+            except OSError as exc:
+                raise SetupFailed("start", f"could not start {argv[0]}: {exc.strerror}") from None
+            stdout, stderr, fault = collect(proc, started + step.timeout_seconds, limits.output_bytes)
+            refused = [line for line in proxy.log if line.startswith("refused")]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(sockets, ignore_errors=True)
+    log = (stdout + stderr).decode("utf-8", errors="replace")
+    if refused:
+        log += "\nwitness-gate egress proxy:\n" + "\n".join(refused[:20])
+    code = proc.returncode
+    if fault or code != 0:
+        shutil.rmtree(target, ignore_errors=True)
+        kind = fault or (f"signal:{-code}" if code < 0 else f"exit:{code}")
+        raise SetupFailed(kind, log[-LOG_TAIL:])
+    _seal(target, identity.uid)
+    return log
+
+
+def _seal(target: Path, uid: int | None) -> None:
+    """Give the environment to root, read-only for the sandbox uid, before any evaluation runs on it.
+
+    Only what the set-up itself created is touched: a hard link it made to some other file keeps
+    that file's owner and mode.
+    """
+    for dirpath, dirnames, filenames in os.walk(target):
+        if uid is not None:
+            os.chown(dirpath, 0, 0)
+        os.chmod(dirpath, 0o755)
+        for name in (*dirnames, *filenames):
+            path = os.path.join(dirpath, name)
+            st = os.lstat(path)
+            if uid is not None and st.st_uid != uid:
+                continue
+            if uid is not None:
+                os.lchown(path, 0, 0)
+            if stat.S_ISREG(st.st_mode):
+                os.chmod(path, 0o755 if st.st_mode & 0o111 else 0o644)
+
+
+def _prune(cache: Path, keep: str) -> None:
+    """Remove environments nobody used for KEEP_SECONDS (their marker's mtime is their last use)."""
+    now = time.time()
+    for marker in cache.glob("*.json"):
+        key = marker.stem
+        if key == keep:
+            continue
+        try:
+            if now - marker.stat().st_mtime < KEEP_SECONDS:
+                continue
+            with open(cache / f"{key}.lock", "w") as lock:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # somebody is using it right now
+                marker.unlink()
+                shutil.rmtree(cache / key, ignore_errors=True)
+            (cache / f"{key}.lock").unlink(missing_ok=True)
+        except FileNotFoundError:
+            continue
