@@ -110,6 +110,30 @@ def test_a_flake_needs_a_person_and_proposes_a_freeze(stack, double, tmp_path):
     assert attempt.json()["freeze"]["witness_hash"] == freeze["witness_hash"]
 
 
+SETUP_PROPS = CALC_PROPS.replace("from calc import double, total",
+                                 "from calc import double, total\nfrom installed_helper import HELPER")
+
+
+def test_the_heads_set_up_runs_in_the_sandbox_before_its_properties(stack, double, tmp_path):
+    install = 'printf \\"HELPER = 1\\\\n\\" > \\"$WITNESS_ENV/installed_helper.py\\"'
+    config = CONFIG + f'setup:\n  command: [sh, -c, "{install}"]\n'
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"}, config=config, props=SETUP_PROPS)
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "success", run["output"]
+    record = requests.get(run["details_url"], timeout=5).json()
+    attempts = [requests.get(f"{stack.url}/records/{a['record_id']}", timeout=5).json() for a in record["attempts"]]
+    # both property jobs used one environment: built by the first, reused by the second
+    assert len({a["setup"]["key"] for a in attempts}) == 1
+    assert sorted(a["setup"]["reused"] for a in attempts) == [False, True]
+
+    config = CONFIG + 'setup:\n  command: [sh, -c, "echo no index for helper >&2; exit 2"]\n'
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"}, config=config, props=SETUP_PROPS)
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "action_required"
+    assert "(hold: setup_failed)" in run["output"]["summary"]
+    assert "no index for helper" in run["output"]["summary"]
+
+
 def test_a_mixed_edit_is_refused_before_anything_runs(stack, double, tmp_path):
     name, _ = make_pull(double, tmp_path, {"src/calc.py": BUGGY,
                                            "tests/properties/test_calc.py": CALC_PROPS + "\n# weaker\n"})

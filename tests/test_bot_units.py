@@ -175,3 +175,15 @@ def test_the_worker_holds_without_a_sandbox_unless_told(monkeypatch):
     ctx.settings = Settings("1", "k", b"s", sandbox="none")
     sandbox, holds, note = ctx.sandbox()
     assert (sandbox.mode, holds) == ("none", ()) and "without isolation" in note
+
+
+def test_a_checkout_cache_someone_else_can_write_is_refused(tmp_path, monkeypatch):
+    # another local user who could write there could plant a tree marked as matching the head
+    from worker import checkout as checkouts
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setattr(checkouts, "CACHE", shared)
+    with pytest.raises(checkouts.CheckoutError, match="writable by others, so what is cached in it could be planted"):
+        checkouts.checkout(api=None, repo="acme/calc", head_sha="a" * 40)
+    assert list(shared.rglob("*.witness-tree")) == []

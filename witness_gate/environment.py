@@ -18,17 +18,18 @@ import stat
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from witness_gate.canonical import canonical_bytes, sha256_hex
 from witness_gate.config import Config
 from witness_gate.egress import EgressProxy, index_hosts
-from witness_gate.files import write_json_atomic
+from witness_gate.files import unsafe_cache, write_json_atomic
 from witness_gate.runner import collect
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, stage_root
 
-CACHE_ENV = "WITNESS_ENV_CACHE"
+CACHE_ENV = "WITNESS_CACHE"  # shared with the worker's checkouts
 SOCKET_MOUNT = "/run/witness/egress.sock"
 CA_BUNDLES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt")
 LOG_TAIL = 4000
@@ -99,11 +100,13 @@ class SetupOutcome:
     note: str = ""
 
 
-def set_up(config: Config, *, checkout: Path, patch_digest: str, sandbox: Sandbox, cache: Path) -> SetupOutcome:
+def set_up(config: Config, *, checkout: Path, patch_digest: str, sandbox: Sandbox, cache: Path,
+           say: Callable[[str], None] = lambda _text: None) -> SetupOutcome:
     """Run the head's set-up if `.witness.yml` has one; a failure holds every property with `setup_failed`."""
     step = SetupStep.of(config)
     if step is None:
         return SetupOutcome()
+    say(f"set-up: {step.describe()} (once per head, up to {step.timeout_seconds:g} s)")
     try:
         env = prepare(step, checkout=checkout, patch_digest=patch_digest, sandbox=sandbox, cache=cache)
     except SetupFailed as exc:
@@ -121,7 +124,7 @@ def environment_key(step: SetupStep, patch_digest: str, sandbox: Sandbox, hosts:
 
 
 def default_cache() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or Path(tempfile.gettempdir()) / "witness-envs")
+    return Path(os.environ.get(CACHE_ENV) or tempfile.gettempdir()) / "witness-envs"
 
 
 def prepare(step: SetupStep, *, checkout: Path, patch_digest: str, sandbox: Sandbox, cache: Path,
@@ -130,7 +133,7 @@ def prepare(step: SetupStep, *, checkout: Path, patch_digest: str, sandbox: Sand
     hosts = index_hosts() if hosts is None else hosts
     key = environment_key(step, patch_digest, sandbox, hosts)
     cache.mkdir(parents=True, exist_ok=True)
-    _check_private(cache)
+    _check_private(cache, sandbox)
     target, marker = cache / key, cache / f"{key}.json"
     with open(cache / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a second worker on this host waits for the first build
@@ -148,14 +151,18 @@ def prepare(step: SetupStep, *, checkout: Path, patch_digest: str, sandbox: Sand
         return Environment(target, key, seconds, False, log)
 
 
-def _check_private(cache: Path) -> None:
-    """Nobody else may plant an environment under a key they can predict."""
-    st = cache.stat()
-    if st.st_uid != os.geteuid() or st.st_mode & 0o022:
-        raise SetupFailed("cache", f"{cache} belongs to uid {st.st_uid} or is writable by others, so an "
-                                   f"environment in it could be planted; point {CACHE_ENV} at a directory of your own")
-    if st.st_mode & 0o005 != 0o005:
-        cache.chmod(0o755)  # the sandbox uid passes through to its own environment's bind source
+def _check_private(cache: Path, sandbox: Sandbox) -> None:
+    """Nobody else may plant an environment under a key they can predict; the sandbox uid must reach it."""
+    problem = unsafe_cache(cache)
+    if problem:
+        raise SetupFailed("cache", problem)
+    if cache.stat().st_mode & 0o005 != 0o005:
+        cache.chmod(0o755)  # the sandbox uid reads its own environment's bind source
+    if sandbox.identity.uid is not None:
+        closed = [str(p) for p in cache.resolve().parents if not p.stat().st_mode & 0o001]
+        if closed:
+            raise SetupFailed("cache", f"the sandbox uid cannot pass through {closed[0]} to reach {cache}; "
+                                       f"point {CACHE_ENV} at a directory under one it can, such as /var/cache")
 
 
 def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox, hosts: tuple[str, ...]) -> str:
@@ -204,6 +211,8 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox, host
     if fault or code != 0:
         shutil.rmtree(target, ignore_errors=True)
         kind = fault or (f"signal:{-code}" if code < 0 else f"exit:{code}")
+        if sandbox.mode == "bwrap" and code == 1 and log.startswith("bwrap: "):
+            kind = "sandbox"  # the sandbox itself could not start, not the set-up
         raise SetupFailed(kind, log[-LOG_TAIL:])
     _seal(target, identity.uid)
     return log

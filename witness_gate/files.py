@@ -1,4 +1,4 @@
-"""Writing record files so that a reader never sees half of one."""
+"""Writing record files so that a reader never sees half of one; caches nobody else can plant into."""
 
 from __future__ import annotations
 
@@ -23,3 +23,12 @@ def write_json_atomic(path: str | Path, value: Any) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def unsafe_cache(path: Path) -> str:
+    """Why `path` cannot hold cached work safely, or '': another owner, or writable by others, could plant it."""
+    st = path.stat()
+    if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        return (f"{path} belongs to uid {st.st_uid} or is writable by others, so what is cached in it could be "
+                "planted; point WITNESS_CACHE at a directory of your own")
+    return ""

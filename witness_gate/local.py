@@ -68,7 +68,8 @@ def check(
     checkout = stage_directory(repo)  # the sandbox reads a copy, never the working tree itself
     cache = Path(tempfile.mkdtemp(prefix="witness-envs-"))  # a working tree has no stable identity to cache by
     try:
-        setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=cache)
+        setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=cache,
+                       say=reporter.say)
         run = GateRun(checkout, digest, Split(impl_changed=True, oracle_changed=False), policy, config,
                       sandbox, out_dir, reporter, extra_holds=setup.holds, environment=setup.environment,
                       notes=(setup.note,) if setup.note else ())
@@ -129,7 +130,8 @@ def run(
         targets = _discover(checkout, config.properties_dir, config)
         setup = SetupOutcome()
         if not holds:  # the set-up runs code of the head too: only on the exact code under test
-            setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=default_cache())
+            setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=default_cache(),
+                           say=reporter.say)
         gate = GateRun(checkout, digest, Split(impl, oracle), policy, config, sandbox, out_dir,
                        reporter, extra_holds=holds + setup.holds, environment=setup.environment,
                        notes=(setup.note,) if setup.note else ())

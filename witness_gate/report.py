@@ -59,6 +59,10 @@ class PlainReporter:
             unit = "evaluations" if self.phase == "shrink" else f"of {total}"
             print(f"    {PHASES.get(self.phase, self.phase)}: {done} {unit}", file=self.stream, flush=True)
 
+    def say(self, text: str) -> None:
+        """A line about the run as a whole, such as the set-up phase starting."""
+        print(text, file=self.stream, flush=True)
+
     def finish(self, result: PropertyResult) -> None:
         self._close_phase()
         self.phase = ""

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from witness_gate import gitrepo
+from witness_gate.files import unsafe_cache
 from witness_gate.sandbox import make_readable
 from worker.github_api import GitHubApi
 
@@ -61,6 +62,9 @@ def checkout(api: GitHubApi, repo: str, head_sha: str, expected_tree: str = "") 
     lock_path = target.with_suffix(".lock")
     target.parent.mkdir(parents=True, exist_ok=True)
     for folder in (CACHE, target.parent):
+        problem = unsafe_cache(folder)
+        if problem:  # a planted "match" marker would pass off any tree as the head's
+            raise CheckoutError(problem)
         folder.chmod(0o755)  # the sandbox uid traverses to the checkout; it writes nothing here
     with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one download per head per host, however many jobs

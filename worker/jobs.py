@@ -211,6 +211,9 @@ class _LogReporter:
     def progress(self, phase, done, total) -> None:
         pass
 
+    def say(self, text: str) -> None:
+        log.info("%s: %s", self.name, text)
+
     def finish(self, result) -> None:
         log.info("%s: %s -> %s", self.name, result.target.assertion_id, result.verdict.label)
 
@@ -230,7 +233,7 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
     setup = SetupOutcome()
     if not holds:  # the set-up runs the head's code too: only in the sandbox, only on the exact code
         setup = set_up(config, checkout=directory, patch_digest=run.patch_digest, sandbox=sandbox,
-                       cache=default_cache())
+                       cache=default_cache(), say=_LogReporter(run_id).say)
     split = Split(**run.details["split"])
     out = Path(tempfile.mkdtemp(prefix="witness-records-"))
     try:

@@ -1,0 +1,306 @@
+"""The set-up phase: a per-head environment built in the sandbox, reaching the package index and nothing else.
+
+Run as root in CI, as the worker runs. The set-up probe is hostile on purpose: it tries every way
+out the properties try (tests/test_hostile.py), plus the egress proxy it is given.
+"""
+
+import json
+import os
+import shutil
+import socket
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import host_ip, run_cli
+from test_hostile import DAEMON, daemons, tree_digest
+from witness_gate.config import Config
+from witness_gate.environment import SetupFailed, SetupStep, prepare, set_up
+from witness_gate.runner import PropertyRunner
+from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
+
+pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason=f"bubblewrap cannot run here: {bwrap_works()}")
+
+PROBE = r'''
+import json, os, socket, sys, time
+
+params = json.load(open("probe_params.json"))
+leaks = []
+
+def reach(host, port):
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+def via_proxy(authority):
+    proxy = os.environ["HTTPS_PROXY"].rsplit(":", 1)
+    with socket.create_connection((proxy[0][len("http://"):], int(proxy[1])), timeout=5) as s:
+        s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (authority, authority)).encode())
+        return s.recv(100).decode(errors="replace").split("\r\n")[0]
+
+leaks += ["env:" + k for k in os.environ if any(w in k for w in ("SECRET", "TOKEN", "KEY", "DATABASE", "REDIS"))]
+for path in [params["secret"], "/root/.ssh/id_rsa", "/etc/shadow", "/proc/1/environ"]:
+    try:
+        if open(path).read(64):
+            leaks.append("file:" + path)
+    except OSError:
+        pass
+leaks += ["path:" + d for d in params["host_paths"] + ["/root", "/home", "/work"] if os.path.exists(d)]
+if reach("127.0.0.1", params["port"]):
+    leaks.append("loopback")
+if reach(params["host_ip"], params["port"]):
+    leaks.append("host-address")
+try:
+    socket.getaddrinfo("pypi.org", 443)
+    leaks.append("dns")
+except OSError:
+    pass
+answers = {a: via_proxy(a) for a in ["127.0.0.1:%d" % params["port"], "%s:%d" % (params["host_ip"], params["port"]),
+                                     "localhost:6379", "example.org:443"]}
+leaks += ["proxy:" + a for a, line in answers.items() if " 200 " in line]
+for path in ["/repo/pwned", "/usr/pwned", "/opt/witness-gate/witness_gate/harness.py"]:
+    try:
+        open(path, "w").write("pwned")
+        leaks.append("write:" + path)
+    except OSError:
+        pass
+if os.fork() == 0:  # a daemon that would outlive the set-up
+    os.setsid()
+    if os.fork() == 0:
+        open("/proc/self/comm", "w").write(params["daemon"])
+        time.sleep(3600)
+    os._exit(0)
+out = os.environ["WITNESS_ENV"]
+json.dump({"leaks": leaks, "answers": answers, "uid": os.getuid()}, open(out + "/probe.json", "w"))
+open(out + "/installed_dep.py", "w").write("VALUE = 41\n")
+'''
+
+READS_THE_ENVIRONMENT = '''
+import os, socket
+
+def prop_uses_what_the_setup_installed(p):
+    import installed_dep
+    return installed_dep.VALUE == 41
+
+def prop_cannot_change_the_environment(p):
+    try:
+        open(os.environ["WITNESS_ENV"] + "/installed_dep.py", "w").write("VALUE = 0\\n")
+        return "LEAK:wrote-the-environment"
+    except OSError:
+        return True
+
+def prop_has_no_egress_proxy(p):
+    reached = []
+    for path in ["/run/witness/egress.sock"]:
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.connect(path)
+            reached.append(path)
+        except OSError:
+            pass
+    return "LEAK:proxy" if reached or "HTTPS_PROXY" in os.environ else True
+'''
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    source = tmp_path / "source"
+    (source / "tests" / "properties").mkdir(parents=True)
+    (source / "tests" / "properties" / "test_env.py").write_text(READS_THE_ENVIRONMENT)
+    (source / "probe.py").write_text(PROBE)
+    return source
+
+
+def stage(source: Path) -> Path:
+    return stage_directory(source)
+
+
+@pytest.fixture
+def cache():
+    path = Path(tempfile.mkdtemp(prefix="witness-envs-test-"))
+    path.chmod(0o755)  # the sandbox uid passes through to the environments, as through /tmp
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def evaluate(directory, name, environment, sandbox=None):
+    runner = PropertyRunner(directory, f"tests/properties/test_env.py::{name}", "1", sandbox or Sandbox("bwrap"),
+                            timeout_seconds=10, environment=environment)
+    return runner({})
+
+
+def test_the_set_up_reaches_nothing_but_the_index_and_evaluations_see_its_output_read_only(
+        checkout, cache, listener, tmp_path, monkeypatch):
+    port, reached = listener
+    secret = tmp_path / "planted" / "private-key.pem"
+    secret.parent.mkdir()
+    secret.write_text("-----BEGIN RSA PRIVATE KEY-----\nplanted\n")
+    for path in (tmp_path, secret.parent):
+        path.chmod(0o755)
+    secret.chmod(0o644)  # readable by anyone on the host: only the sandbox's view may protect it
+    (checkout / "probe_params.json").write_text(json.dumps({
+        "secret": str(secret), "host_paths": [str(secret.parent), str(Path(__file__).parent)], "port": port,
+        "host_ip": host_ip(), "daemon": DAEMON}))
+    monkeypatch.setenv("GITHUB_WEBHOOK_SECRET", "planted-secret")
+    monkeypatch.setenv("INSTALLATION_TOKEN", "ghs_planted")
+    directory = stage(checkout)
+    before = tree_digest(directory)
+    env = prepare(SetupStep(None, ("python3", "probe.py"), 60), checkout=directory, patch_digest="p1",
+                  sandbox=Sandbox("bwrap"), cache=cache)
+    probe = json.loads((env.path / "probe.json").read_text())
+    assert probe["leaks"] == [], probe
+    assert all(line.startswith("HTTP/1.1 403") for line in probe["answers"].values()), probe["answers"]
+    assert reached == []
+    assert tree_digest(directory) == before
+    assert daemons() == []
+    if os.geteuid() == 0:
+        assert probe["uid"] == Sandbox("bwrap").identity.uid  # never root, not even mapped
+        # sealed: root owns it now, so nothing of the sandbox uid can change it later
+        assert {(p.stat().st_uid, p.stat().st_mode & 0o022) for p in env.path.rglob("*")} == {(0, 0)}
+
+    assert evaluate(directory, "prop_uses_what_the_setup_installed", env.path).outcome == "pass"
+    changed = evaluate(directory, "prop_cannot_change_the_environment", env.path)
+    assert changed.outcome == "pass", changed
+    assert (env.path / "installed_dep.py").read_text() == "VALUE = 41\n"
+    assert evaluate(directory, "prop_has_no_egress_proxy", env.path).outcome == "pass"
+    # and without the environment the same property cannot import it: the set-up is what made it pass
+    missing = evaluate(directory, "prop_uses_what_the_setup_installed", None)
+    assert (missing.outcome, missing.reason.split("@")[0]) == ("fail", "raise:ModuleNotFoundError")
+
+
+def pypi_reachable() -> bool:
+    try:
+        socket.create_connection(("pypi.org", 443), timeout=5).close()
+        return True
+    except OSError:
+        return False
+
+
+def test_a_requirements_file_is_installed_from_the_real_index(checkout, cache):
+    if not pypi_reachable():
+        pytest.skip("pypi.org is not reachable from this machine")
+    (checkout / "requirements.txt").write_text("six==1.16.0\n")
+    (checkout / "tests" / "properties" / "test_six.py").write_text(
+        "def prop_six_is_there(p):\n    import six\n    return six.__version__ == '1.16.0'\n")
+    directory = stage(checkout)
+    env = prepare(SetupStep("requirements.txt", None, 300), checkout=directory, patch_digest="p2",
+                  sandbox=Sandbox("bwrap"), cache=cache)
+    assert "Successfully installed six-1.16.0" in env.log
+    result = PropertyRunner(directory, "tests/properties/test_six.py::prop_six_is_there", "1",
+                            Sandbox("bwrap"), environment=env.path)({})
+    assert result.outcome == "pass", result
+
+
+def test_a_package_outside_the_index_list_is_refused_with_the_reason(checkout, cache, monkeypatch):
+    monkeypatch.setenv("WITNESS_SETUP_HOSTS", "mirror.example.invalid")
+    (checkout / "requirements.txt").write_text("six==1.16.0\n")
+    with pytest.raises(SetupFailed) as failed:
+        prepare(SetupStep("requirements.txt", None, 120), checkout=stage(checkout), patch_digest="p3",
+                sandbox=Sandbox("bwrap"), cache=cache)
+    assert failed.value.kind == "exit:1"
+    assert "pypi.org:443 is not a package index the set-up may reach" in failed.value.detail
+    assert not list(cache.glob("*.json"))  # nothing half-built is kept
+
+
+@pytest.mark.parametrize("command, timeout, kind, shown", [
+    (("sh", "-c", "echo resolving; echo 'no such package: nonexistent' >&2; exit 3"), 30, "exit:3",
+     "no such package: nonexistent"),
+    (("sleep", "60"), 1, "timeout", ""),
+    (("python3", "-c", "import sys\nwhile True: sys.stdout.write('x' * 65536)"), 30, "output_limit", ""),
+    (("no-such-tool",), 30, "exit:127", "cannot start no-such-tool"),
+])
+def test_a_failing_set_up_says_how_it_ended(checkout, cache, command, timeout, kind, shown):
+    with pytest.raises(SetupFailed) as failed:
+        prepare(SetupStep(None, command, timeout), checkout=stage(checkout), patch_digest="p4",
+                sandbox=Sandbox("bwrap"), cache=cache)
+    assert failed.value.kind == kind
+    assert shown in failed.value.note()
+    assert daemons() == []
+
+
+def test_an_environment_is_built_once_per_head_and_step(checkout, cache):
+    directory = stage(checkout)
+    step = SetupStep(None, ("sh", "-c", 'echo built >> /scratch/n; date +%s%N > "$WITNESS_ENV/stamp"'), 30)
+    first = prepare(step, checkout=directory, patch_digest="head-1", sandbox=Sandbox("bwrap"), cache=cache)
+    again = prepare(step, checkout=directory, patch_digest="head-1", sandbox=Sandbox("bwrap"), cache=cache)
+    other = prepare(step, checkout=directory, patch_digest="head-2", sandbox=Sandbox("bwrap"), cache=cache)
+    assert (first.reused, again.reused, other.reused) == (False, True, False)
+    assert again.path == first.path and (again.path / "stamp").read_text() == (first.path / "stamp").read_text()
+    assert other.path != first.path
+
+
+def test_a_cache_others_can_write_to_is_refused(checkout, tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with pytest.raises(SetupFailed) as failed:
+        prepare(SetupStep(None, ("true",), 30), checkout=stage(checkout), patch_digest="p5",
+                sandbox=Sandbox("bwrap"), cache=shared)
+    assert "writable by others" in str(failed.value.detail)
+
+
+def test_set_up_is_optional_and_a_failure_becomes_a_hold(checkout, cache):
+    directory = stage(checkout)
+    assert set_up(Config(), checkout=directory, patch_digest="p", sandbox=Sandbox("bwrap"), cache=cache).holds == ()
+    failing = Config(setup_command=("false",))
+    outcome = set_up(failing, checkout=directory, patch_digest="p", sandbox=Sandbox("bwrap"), cache=cache)
+    assert (outcome.environment, outcome.holds) == (None, ("setup_failed",))
+    assert outcome.note.startswith("setup_failed: the set-up step of .witness.yml ended with exit:1")
+
+
+def newest_record(out: Path) -> dict:
+    path = max(out.rglob("prop_dep.attempt.json"), key=lambda p: p.stat().st_mtime_ns)
+    return json.loads(path.read_text())
+
+
+SETUP_CONFIG = """version: 1
+paths:
+  impl: ["src/"]
+  oracle: ["tests/properties/", "tests/fixtures/"]
+properties:
+  fixtures: {"*": tests/fixtures/f.json}
+setup:
+  command: [sh, -c, "%s"]
+  timeout_seconds: 30
+"""
+
+
+@pytest.mark.e2e
+def test_run_sets_up_each_head_before_its_properties(git_repo, tmp_path, cache, monkeypatch):
+    monkeypatch.setenv("WITNESS_CACHE", str(cache))
+    make = 'printf \\"VALUE = 41\\\\n\\" > \\"$WITNESS_ENV/installed_dep.py\\"'
+    base = git_repo.commit({
+        ".witness.yml": SETUP_CONFIG % make,
+        "src/app.py": "VALUE = 1\n",
+        "tests/fixtures/f.json": {"x": 1},
+        "tests/properties/test_env.py": "import witness_gate\n\n@witness_gate.contract(invariant='dep is 41', "
+                                        "domain='any')\ndef prop_dep(p):\n    import installed_dep\n"
+                                        "    return installed_dep.VALUE == 41\n",
+    })
+    git_repo.commit({"src/app.py": "VALUE = 2\n"})
+    out = tmp_path / "records"
+    done = run_cli("run", "--repo", str(git_repo.path), "--base", base, "--head", "HEAD", "--out", str(out),
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "set-up: sh -c printf" in done.stderr  # the person running it sees the long step start
+    record = newest_record(out)
+    assert record["label"] == "pass" and record["setup"]["reused"] is False
+    assert any(n.startswith("set-up: sh -c") for n in record["notes"])
+    done = run_cli("run", "--repo", str(git_repo.path), "--base", base, "--head", "HEAD", "--out", str(out),
+                   cwd=tmp_path)
+    assert newest_record(out)["setup"] == {**record["setup"], "reused": True}  # the same head: built once
+
+    # a set-up that fails holds every property and says why; nothing of the head runs
+    git_repo.commit({".witness.yml": SETUP_CONFIG % "echo cannot resolve dependency >&2; exit 4"})
+    base = git_repo.git("rev-parse", "HEAD")
+    git_repo.commit({"src/app.py": "VALUE = 3\n"})
+    done = run_cli("run", "--repo", str(git_repo.path), "--base", base, "--head", "HEAD", "--out", str(out),
+                   cwd=tmp_path)
+    assert done.returncode == 3, done.stdout + done.stderr
+    record = newest_record(out)
+    assert (record["label"], record["hold_reasons"]) == ("hold", ["setup_failed"])
+    assert "cannot resolve dependency" in record["notes"][0]
+    assert "first_runs" not in record
