@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v git >/dev/null 2>&1 || need+=(git)
+# the sandbox's interpreter installs a head's `setup.requirements` with its own pip
+if [ -x /usr/bin/python3 ] && ! /usr/bin/python3 -m pip --version >/dev/null 2>&1; then need+=(python3-pip); fi
 if [ "${1:-}" = "--dev" ]; then
   # the admin pages are tested in a real headless browser
   command -v chromium >/dev/null 2>&1 || need+=(chromium)

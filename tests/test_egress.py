@@ -133,3 +133,21 @@ def test_only_its_owner_may_connect_and_it_is_gone_when_closed(tmp_path):
 def test_the_operator_chooses_the_hosts(value, hosts):
     environ = {} if value is None else {"WITNESS_SETUP_HOSTS": value}
     assert index_hosts(environ) == hosts
+
+
+def test_connections_at_once_are_bounded(tmp_path, monkeypatch):
+    # a set-up cannot use up the worker's file descriptors through the proxy
+    import witness_gate.egress as egress
+    monkeypatch.setattr(egress, "MAX_TUNNELS", 2)
+    with EgressProxy(tmp_path / "egress.sock", DEFAULT_INDEX_HOSTS) as proxy:
+        held = []
+        for _ in range(2):  # two clients that never finish their request hold both slots
+            client = socket.socket(socket.AF_UNIX)
+            client.connect(str(tmp_path / "egress.sock"))
+            held.append(client)
+        head, third = connect(tmp_path / "egress.sock", "pypi.org:443")
+        third.close()
+        assert head.startswith("HTTP/1.1 503")
+        for client in held:
+            client.close()
+    assert "refused: too many connections at once" in proxy.log

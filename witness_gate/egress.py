@@ -23,6 +23,7 @@ DEFAULT_INDEX_HOSTS = ("pypi.org", "files.pythonhosted.org")
 HOSTS_ENV = "WITNESS_SETUP_HOSTS"
 MAX_HEADER = 16 * 1024
 CONNECT_TIMEOUT = 20.0
+MAX_TUNNELS = 32  # at once; each holds two of the worker's file descriptors
 
 
 def index_hosts(environ: dict[str, str] | None = None) -> tuple[str, ...]:
@@ -68,6 +69,7 @@ class EgressProxy:
         self._server.listen(64)
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(MAX_TUNNELS)
         self._thread = threading.Thread(target=self._serve, name="witness-egress", daemon=True)
         self._thread.start()
 
@@ -100,7 +102,18 @@ class EgressProxy:
                 client, _ = self._server.accept()
             except OSError:
                 return
-            threading.Thread(target=self._handle, args=(client,), daemon=True).start()
+            if not self._slots.acquire(blocking=False):
+                self._note("refused: too many connections at once")
+                _answer(client, 503, f"more than {MAX_TUNNELS} connections at once")
+                client.close()
+                continue
+            threading.Thread(target=self._handle_one, args=(client,), daemon=True).start()
+
+    def _handle_one(self, client: socket.socket) -> None:
+        try:
+            self._handle(client)
+        finally:
+            self._slots.release()
 
     def _handle(self, client: socket.socket) -> None:
         with client:
@@ -169,7 +182,7 @@ def _read_head(client: socket.socket) -> bytes:
 
 
 def _answer(client: socket.socket, status: int, why: str) -> None:
-    reason = {403: "Forbidden", 502: "Bad Gateway"}[status]
+    reason = {403: "Forbidden", 502: "Bad Gateway", 503: "Service Unavailable"}[status]
     body = (why + "\n").encode("utf-8", errors="replace")
     try:
         client.sendall(f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain\r\n"
