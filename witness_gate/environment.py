@@ -132,7 +132,7 @@ def prepare(step: SetupStep, *, checkout: Path, patch_digest: str, sandbox: Sand
     """The head's environment: reused when built before, else built now (one builder at a time)."""
     hosts = index_hosts() if hosts is None else hosts
     key = environment_key(step, patch_digest, sandbox, hosts)
-    cache.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(mode=0o755, parents=True, exist_ok=True)  # never group-writable, whatever the umask
     _check_private(cache, sandbox)
     target, marker = cache / key, cache / f"{key}.json"
     with open(cache / f"{key}.lock", "w") as lock:

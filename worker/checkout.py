@@ -60,7 +60,8 @@ def checkout(api: GitHubApi, repo: str, head_sha: str, expected_tree: str = "") 
     """
     target = CACHE / repo.replace("/", "__") / head_sha
     lock_path = target.with_suffix(".lock")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    CACHE.mkdir(mode=0o755, parents=True, exist_ok=True)  # never group-writable, whatever the umask
+    target.parent.mkdir(mode=0o755, exist_ok=True)
     for folder in (CACHE, target.parent):
         problem = unsafe_cache(folder)
         if problem:  # a planted "match" marker would pass off any tree as the head's
