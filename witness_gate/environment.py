@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from witness_gate.canonical import canonical_bytes, sha256_hex
@@ -181,14 +181,12 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox, host
     env = {"PATH": f"{env_seen}/bin:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "WITNESS_ENV": env_seen,
            "PYTHONPATH": env_seen, "PIP_NO_CACHE_DIR": "1"}
     bundle = next((b for b in CA_BUNDLES if os.path.exists(b)), None)
-    if bundle:  # public CA certificates, so TLS to the index verifies inside the sandbox
-        mounts.append(Mount(Path(os.path.dirname(os.path.dirname(bundle))), os.path.dirname(os.path.dirname(bundle))))
+    if bundle:  # public CA certificates (their folder only, not /etc/ssl/private), so TLS to the index verifies
+        mounts.append(Mount(Path(bundle).parent, str(Path(bundle).parent)))
         env.update(SSL_CERT_FILE=bundle, PIP_CERT=bundle, REQUESTS_CA_BUNDLE=bundle)
     argv = [sandbox.python, "-B", "-m", "witness_gate.netshim", sandbox.seen(socket_mount), "--",
             *step.argv(sandbox.python, env_seen)]
-    limits = Limits(cpu_seconds=math.ceil(step.timeout_seconds) + 1, memory_bytes=SETUP_LIMITS.memory_bytes,
-                    file_bytes=SETUP_LIMITS.file_bytes, open_files=SETUP_LIMITS.open_files,
-                    processes=SETUP_LIMITS.processes, output_bytes=SETUP_LIMITS.output_bytes)
+    limits = replace(SETUP_LIMITS, cpu_seconds=math.ceil(step.timeout_seconds) + 1)
     try:
         with EgressProxy(proxy_socket, hosts, owner=identity.uid) as proxy:
             argv, env, cwd = sandbox.wrap(argv, repo=checkout, scratch=scratch, env=env, mounts=tuple(mounts))

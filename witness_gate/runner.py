@@ -11,7 +11,7 @@ import shutil
 import signal
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +90,7 @@ class PropertyRunner:
         else:
             argv = list(self.command)
         argv, env, cwd = self.sandbox.wrap(argv, repo=self.repo, scratch=scratch, env=env, mounts=mounts)
-        limits = Limits(
-            cpu_seconds=math.ceil(self.timeout_seconds) + 1,
-            memory_bytes=self.limits.memory_bytes,
-            file_bytes=self.limits.file_bytes,
-            open_files=self.limits.open_files,
-            processes=self.limits.processes,
-            output_bytes=self.limits.output_bytes,
-        )
+        limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
         started = time.monotonic()
         try:
             proc = subprocess.Popen(
