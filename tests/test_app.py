@@ -131,7 +131,8 @@ def test_the_heads_set_up_runs_in_the_sandbox_before_its_properties(stack, doubl
     run, _ = gate(stack, double, name)
     assert run["conclusion"] == "action_required"
     assert "(hold: setup_failed)" in run["output"]["summary"]
-    assert "no index for helper" in run["output"]["summary"]
+    assert "### set-up failed (exit:2): `sh -c echo no index for helper >&2; exit 2`" in run["output"]["text"]
+    assert "```\nno index for helper\n```" in run["output"]["text"]
 
 
 def test_a_mixed_edit_is_refused_before_anything_runs(stack, double, tmp_path):

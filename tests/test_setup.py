@@ -288,6 +288,7 @@ def test_run_sets_up_each_head_before_its_properties(git_repo, tmp_path, cache, 
     assert "set-up: sh -c printf" in done.stderr  # the person running it sees the long step start
     record = newest_record(out)
     assert record["label"] == "pass" and record["setup"]["reused"] is False
+    assert record["setup"]["step"].startswith("sh -c printf")
     assert any(n.startswith("set-up: sh -c") for n in record["notes"])
     done = run_cli("run", "--repo", str(git_repo.path), "--base", base, "--head", "HEAD", "--out", str(out),
                    cwd=tmp_path)
@@ -303,4 +304,6 @@ def test_run_sets_up_each_head_before_its_properties(git_repo, tmp_path, cache, 
     record = newest_record(out)
     assert (record["label"], record["hold_reasons"]) == ("hold", ["setup_failed"])
     assert "cannot resolve dependency" in record["notes"][0]
+    assert record["setup"] == {"step": "sh -c echo cannot resolve dependency >&2; exit 4", "failed": "exit:4",
+                               "output": "cannot resolve dependency\n"}
     assert "first_runs" not in record

@@ -98,6 +98,7 @@ class SetupOutcome:
     environment: Environment | None = None
     holds: tuple[str, ...] = ()
     note: str = ""
+    record: dict | None = None  # what the attempt record keeps of it: the environment, or how it failed
 
 
 def set_up(config: Config, *, checkout: Path, patch_digest: str, sandbox: Sandbox, cache: Path,
@@ -110,9 +111,11 @@ def set_up(config: Config, *, checkout: Path, patch_digest: str, sandbox: Sandbo
     try:
         env = prepare(step, checkout=checkout, patch_digest=patch_digest, sandbox=sandbox, cache=cache)
     except SetupFailed as exc:
-        return SetupOutcome(None, ("setup_failed",), exc.note())
+        return SetupOutcome(None, ("setup_failed",), exc.note(),
+                            {"step": step.describe(), "failed": exc.kind, "output": exc.detail[-LOG_TAIL:]})
     how = "reused" if env.reused else f"built in {env.seconds:.1f} s"
-    return SetupOutcome(env, (), f"set-up: {step.describe()} ({how}, environment {env.key[:12]})")
+    return SetupOutcome(env, (), f"set-up: {step.describe()} ({how}, environment {env.key[:12]})",
+                        {"step": step.describe(), **env.as_record()})
 
 
 def environment_key(step: SetupStep, patch_digest: str, sandbox: Sandbox, hosts: tuple[str, ...]) -> str:

@@ -71,8 +71,7 @@ def check(
         setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=cache,
                        say=reporter.say)
         run = GateRun(checkout, digest, Split(impl_changed=True, oracle_changed=False), policy, config,
-                      sandbox, out_dir, reporter, extra_holds=setup.holds, environment=setup.environment,
-                      notes=(setup.note,) if setup.note else ())
+                      sandbox, out_dir, reporter, setup=setup)
         results = run.gate(targets, lambda _t: Pinned(lock, fixture))
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
@@ -133,8 +132,7 @@ def run(
             setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=default_cache(),
                            say=reporter.say)
         gate = GateRun(checkout, digest, Split(impl, oracle), policy, config, sandbox, out_dir,
-                       reporter, extra_holds=holds + setup.holds, environment=setup.environment,
-                       notes=(setup.note,) if setup.note else ())
+                       reporter, extra_holds=holds, setup=setup)
         pinned = _pin_from_base(repo, base_sha, config, seed)
         results = gate.gate(targets, pinned)
     finally:

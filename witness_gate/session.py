@@ -13,7 +13,7 @@ from witness_gate import labels
 from witness_gate.attempt import Binding, Evidence, Policy, run_attempt, sign
 from witness_gate.config import Config
 from witness_gate.discover import PropertyTarget
-from witness_gate.environment import Environment
+from witness_gate.environment import SetupOutcome
 from witness_gate.files import write_json_atomic
 from witness_gate.lock import Fixture, Lock
 from witness_gate.runner import Evaluation, PropertyRunner
@@ -69,8 +69,8 @@ class GateRun:
     freezes: tuple[FreezeMatch, ...] = ()
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     make_runner: Callable[..., Callable[[Any], Evaluation]] = PropertyRunner
-    environment: Environment | None = None  # what the set-up phase built, seen read-only
-    notes: tuple[str, ...] = ()  # for every property: how the run was set up, or why it holds
+    setup: SetupOutcome = field(default_factory=SetupOutcome)  # the head's environment, or why it holds
+    notes: tuple[str, ...] = ()  # for every property: what a person should know about the whole run
 
     def gate(self, targets: list[PropertyTarget], pinned: Callable[[PropertyTarget], Pinned]) -> list[PropertyResult]:
         results = []
@@ -91,13 +91,15 @@ class GateRun:
             fixture_digest=lock.fixture_digest if lock else "",
             seed=lock.seed if lock else "",
         )
-        notes = [*self.notes, *(n for n in (pinned.problem, target.contract_problem) if n)]
+        holds = self.extra_holds + self.setup.holds
+        notes = [*(n for n in (*self.notes, self.setup.note, pinned.problem, target.contract_problem) if n)]
         if not self.patch_digest:
             notes.append("no patch digest: run inside a git repository so the code under test can be hashed")
         evidence = None
-        refused = self.split.mixed or bool(binding.missing()) or bool(self.extra_holds)
+        refused = self.split.mixed or bool(binding.missing()) or bool(holds)
         if not refused and pinned.fixture is not None:
-            setup = {"environment": self.environment.path} if self.environment else {}
+            environment = self.setup.environment
+            setup = {"environment": environment.path} if environment else {}
             runner = self.make_runner(
                 repo=self.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command, **setup,
@@ -107,7 +109,7 @@ class GateRun:
         verdict = decide_property(
             binding, evidence, self.split, self.policy,
             expires_in_hours=self.config.expires_in_hours, now=self.now,
-            extra_holds=self.extra_holds, freezes=self.freezes,
+            extra_holds=holds, freezes=self.freezes,
         )
         result = PropertyResult(target, binding, evidence, verdict, {}, notes=notes)
         result.record = attempt_record(result, self, lock)
@@ -187,8 +189,8 @@ def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None) -> d
             replays=_rows(evidence.replays),
             unshrunk_replays=_rows(evidence.unshrunk_replays),
         )
-    if run.environment is not None:
-        record["setup"] = run.environment.as_record()
+    if run.setup.record is not None:
+        record["setup"] = run.setup.record
     if verdict.frozen_by:
         record["frozen_by"] = vars(verdict.frozen_by)
     if evidence is not None and verdict.proposes_freeze:

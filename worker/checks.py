@@ -84,6 +84,11 @@ def render_results(attempts: list[dict[str, Any]], *, patch_digest: str, details
                         + ([f"frozen until {a['frozen_by']['expires_at']} by @{a['frozen_by'].get('accepted_by') or '?'}"
                             for a in frozen]) + (["", "**notes**", *notes] if notes else []))
     text_parts = []
+    failed_setup = next((a["setup"] for a in attempts if (a.get("setup") or {}).get("failed")), None)
+    if failed_setup:  # one head, one set-up: its output once, whole, where a person can read it
+        text_parts.append(f"### set-up failed ({failed_setup['failed']}): `{failed_setup['step']}`\nNo property ran. "
+                          "Fix the set-up (its command is in `.witness.yml` on the base branch, its input in this "
+                          f"pull request), then Replay.\n```\n{failed_setup['output'].strip()}\n```")
     for a in attempts:
         if a.get("freeze"):
             text_parts.append(f"### proposed freeze: `{a['assertion_id']}`\nIt silences nothing until a person "

@@ -23,7 +23,7 @@ from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
 from witness_gate.discover import DiscoveryError, discover
-from witness_gate.environment import SetupOutcome, default_cache, set_up
+from witness_gate.environment import SetupOutcome, SetupStep, default_cache, set_up
 from witness_gate.labels import split_paths
 from witness_gate.ledger import Ledger, Outcome, apply_freezes
 from witness_gate.lock import Lock, LockError, parse_fixture
@@ -161,6 +161,8 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
     details.update(properties=[t.assertion_id for t in targets], patch_mismatch=not matches)
     ctx.store.update_run(run.id, patch_digest=digest, details=details)
     timeout = min(PROPERTY_JOB_TIMEOUT, int(config.timeout_seconds * (3 * config.runs + config.max_evals)) + 120)
+    if SetupStep.of(config):  # it may wait for another job's set-up of this head, then fail and build its own
+        timeout += int(2 * config.setup_timeout_seconds)
     jobs = [ctx.queue.enqueue("worker.jobs.run_property", kwargs={"run_id": run.id, "target": target,
                                                                "assertion_id": t.assertion_id},
                               job_id=safe_id("prop", run.id, t.assertion_id), job_timeout=timeout,
@@ -240,8 +242,8 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
         ledger = Ledger(ctx.store)
         ledger.expire_due()
         gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, out,
-                       _LogReporter(run_id), extra_holds=holds + setup.holds, freezes=ledger.active(run.repo),
-                       environment=setup.environment, notes=tuple(n for n in (note, setup.note) if n))
+                       _LogReporter(run_id), extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
+                       notes=(note,) if note else ())
         result = gate.gate_one(prop, _pin_from_base(api, run.base_sha, config, prop.assertion_id))
     finally:
         shutil.rmtree(out, ignore_errors=True)
