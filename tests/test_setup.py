@@ -205,12 +205,30 @@ def test_a_package_outside_the_index_list_is_refused_with_the_reason(checkout, c
     assert not list(cache.glob("*.json"))  # nothing half-built is kept
 
 
+def processes_of(uid: int | None) -> list[int]:
+    if uid is None:
+        return []
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid:
+                found.append(int(entry))
+        except OSError:
+            pass
+    return found
+
+
 @pytest.mark.parametrize("command, timeout, kind, shown", [
     (("sh", "-c", "echo resolving; echo 'no such package: nonexistent' >&2; exit 3"), 30, "exit:3",
      "no such package: nonexistent"),
     (("sleep", "60"), 1, "timeout", ""),
     (("python3", "-c", "import sys\nwhile True: sys.stdout.write('x' * 65536)"), 30, "output_limit", ""),
     (("no-such-tool",), 30, "exit:127", "cannot start no-such-tool"),
+    (("python3", "-c", "bytearray(16 * 1024**3)"), 30, "exit:1", "MemoryError"),
+    # forks until the process limit stops it, then says how far it got; every child is gone afterwards
+    (("python3", "-c", "import os, sys, time\nn = 0\ntry:\n    while n < 10000:\n        if os.fork() == 0:\n"
+      "            time.sleep(60); os._exit(0)\n        n += 1\nexcept OSError:\n    sys.exit('stopped at %d' % n)"),
+     30, "exit:1", "stopped at"),
 ])
 def test_a_failing_set_up_says_how_it_ended(checkout, cache, command, timeout, kind, shown):
     with pytest.raises(SetupFailed) as failed:
@@ -218,7 +236,7 @@ def test_a_failing_set_up_says_how_it_ended(checkout, cache, command, timeout, k
                 sandbox=Sandbox("bwrap"), cache=cache)
     assert failed.value.kind == kind
     assert shown in failed.value.note()
-    assert daemons() == []
+    assert daemons() == [] and processes_of(Sandbox("bwrap").identity.uid) == []  # nothing outlives it
 
 
 def test_an_environment_is_built_once_per_head_and_step(checkout, cache):
