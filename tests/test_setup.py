@@ -120,7 +120,7 @@ def stage(source: Path) -> Path:
 
 @pytest.fixture
 def cache():
-    path = Path(tempfile.mkdtemp(prefix="witness-envs-test-"))
+    path = Path(tempfile.mkdtemp(prefix="witness-test-envs-"))
     path.chmod(0o755)  # the sandbox uid passes through to the environments, as through /tmp
     yield path
     shutil.rmtree(path, ignore_errors=True)
@@ -325,3 +325,22 @@ def test_run_sets_up_each_head_before_its_properties(git_repo, tmp_path, cache, 
     assert record["setup"] == {"step": "sh -c echo cannot resolve dependency >&2; exit 4", "failed": "exit:4",
                                "output": "cannot resolve dependency\n"}
     assert "first_runs" not in record
+
+
+@pytest.mark.e2e
+def test_check_on_a_working_tree_sets_it_up_first(git_repo, tmp_path):
+    make = 'printf \\"VALUE = 41\\\\n\\" > \\"$WITNESS_ENV/installed_dep.py\\"'
+    git_repo.commit({
+        ".witness.yml": SETUP_CONFIG % make,
+        "tests/fixtures/f.json": {"x": 1},
+        "tests/properties/test_env.py": "import witness_gate\n\n@witness_gate.contract(invariant='dep is 41', "
+                                        "domain='any')\ndef prop_dep(p):\n    import installed_dep\n"
+                                        "    return installed_dep.VALUE == 41\n",
+    })
+    cwd = git_repo.path
+    assert run_cli("pin", "--fixture", "tests/fixtures/f.json", "--generator-version", "1", "--out", "f.lock",
+                   cwd=cwd).returncode == 0
+    done = run_cli("check", "--lock", "f.lock", "--properties", "tests/properties", "--out", "w", cwd=cwd)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads((cwd / "w" / "prop_dep.attempt.json").read_text())["setup"]["reused"] is False
+    assert not list(Path(tempfile.gettempdir()).glob("witness-envs-*/*.json"))  # a working tree's env is not kept
