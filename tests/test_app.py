@@ -135,6 +135,19 @@ def test_the_heads_set_up_runs_in_the_sandbox_before_its_properties(stack, doubl
     assert "```\nno index for helper\n```" in run["output"]["text"]
 
 
+def test_each_worker_runs_evaluations_as_a_uid_of_its_own(stack, double, tmp_path):
+    import os
+    props = ('import os\nfrom witness_gate import contract\n\n@contract(invariant="shows its uid", domain="any")\n'
+             'def prop_uid(fixture):\n    return "uid:%d" % os.getuid()\n')
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"}, props=props)
+    run, _ = gate(stack, double, name)
+    record = requests.get(run["details_url"], timeout=5).json()
+    [attempt] = [requests.get(f"{stack.url}/records/{a['record_id']}", timeout=5).json() for a in record["attempts"]]
+    uid = int(attempt["reason"].split(":")[1])
+    if os.geteuid() == 0:  # derived from the worker's name, in the range systemd leaves unused
+        assert 0x70000000 <= uid < 0x71000000, attempt["reason"]
+
+
 def test_a_mixed_edit_is_refused_before_anything_runs(stack, double, tmp_path):
     name, _ = make_pull(double, tmp_path, {"src/calc.py": BUGGY,
                                            "tests/properties/test_calc.py": CALC_PROPS + "\n# weaker\n"})

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import host_ip
 from witness_gate.runner import PropertyRunner
-from witness_gate.sandbox import Limits, Sandbox, make_readable, stage_directory
+from witness_gate.sandbox import Identity, Limits, Sandbox, make_readable, stage_directory
 
 HOSTILE = r'''
 import os, socket, subprocess, sys, time
@@ -215,6 +215,28 @@ def test_the_sandbox_runs_as_a_dedicated_uid_when_the_gate_is_root(hostile):
         pytest.skip("the gate is not root here; it runs the sandbox as its own uid")
     # inside its user namespace the process maps to the sandbox uid, never to root
     assert result.reason == f"uid:{sandbox.identity.uid}"
+
+
+def test_each_worker_runs_its_evaluations_as_a_uid_of_its_own(hostile, monkeypatch):
+    # two workers on one host must not share a process limit: a fork bomb in one would starve the other
+    if os.geteuid() != 0:
+        pytest.skip("the gate is not root here; it runs the sandbox as its own uid")
+    checkout, _ = hostile
+    (checkout / "tests" / "properties" / "test_uid.py").write_text(
+        "import os\ndef prop_uid(p):\n    return 'uid:%d' % os.getuid()\n")
+    make_readable(checkout)
+    monkeypatch.delenv("WITNESS_SANDBOX_UID", raising=False)
+    seen = {}
+    for worker in ("host-a.101", "host-a.102"):
+        identity = Identity.from_environment(worker)
+        result = PropertyRunner(checkout, "tests/properties/test_uid.py::prop_uid", "1",
+                                Sandbox("bwrap", identity))({})
+        seen[worker] = result.reason
+        assert result.reason == f"uid:{identity.uid}", result
+    assert len(set(seen.values())) == 2
+    assert Identity.from_environment("host-a.101") == Identity.from_environment("host-a.101")  # stable
+    monkeypatch.setenv("WITNESS_SANDBOX_UID", "64999")  # the operator's choice wins
+    assert Identity.from_environment("host-a.101").uid == 64999
 
 
 @pytest.mark.parametrize("name, leak", [

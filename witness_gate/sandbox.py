@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ SCRATCH_MOUNT = "/scratch"
 GATE_MOUNT = "/opt/witness-gate"
 ENV_MOUNT = "/env"  # the per-head environment the set-up phase built
 DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
+WORKER_UID_BASE, WORKER_UID_SPAN = 0x70000000, 1 << 24  # each worker's evaluations get their own uid
 
 
 class SandboxUnavailable(RuntimeError):
@@ -65,14 +67,20 @@ class Identity:
     python: str
 
     @classmethod
-    def from_environment(cls) -> "Identity":
+    def from_environment(cls, worker: str | None = None) -> "Identity":
+        """WITNESS_SANDBOX_UID when set; else a uid of the `worker`'s own, so workers never share a process limit."""
         if not _is_root():
             return cls(None, None, sys.executable)
-        uid = int(os.environ.get("WITNESS_SANDBOX_UID", DEFAULT_SANDBOX_UID))
-        gid = int(os.environ.get("WITNESS_SANDBOX_GID", uid))
+        uid = int(os.environ.get("WITNESS_SANDBOX_UID") or (worker_uid(worker) if worker else DEFAULT_SANDBOX_UID))
+        gid = int(os.environ.get("WITNESS_SANDBOX_GID") or uid)
         # root's interpreter may live where that uid cannot read (pyenv under /root)
         python = os.environ.get("WITNESS_SANDBOX_PYTHON") or _readable_python()
         return cls(uid, gid, python)
+
+
+def worker_uid(worker: str) -> int:
+    """A stable uid per worker name, in the range systemd leaves unused (0x70000000-0x7FFFFFFF)."""
+    return WORKER_UID_BASE + zlib.crc32(worker.encode("utf-8")) % WORKER_UID_SPAN
 
 
 def _readable_python() -> str:

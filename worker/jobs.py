@@ -27,7 +27,7 @@ from witness_gate.environment import SetupOutcome, SetupStep, default_cache, set
 from witness_gate.labels import split_paths
 from witness_gate.ledger import Ledger, Outcome, apply_freezes
 from witness_gate.lock import Lock, LockError, parse_fixture
-from witness_gate.sandbox import Sandbox, bwrap_works
+from witness_gate.sandbox import Identity, Sandbox, bwrap_works
 from witness_gate.session import GateRun, Pinned
 from witness_gate.store import Store
 from witness_gate.verdict import Split, overall_label
@@ -74,7 +74,9 @@ class Context:
             return Sandbox("none"), ("sandbox_unavailable",), (
                 f"sandbox_unavailable: {problem}. The worker refuses to run pull request code without it; "
                 "install bubblewrap, or set WITNESS_SANDBOX=none only if every pull request is trusted")
-        return Sandbox("bwrap"), (), ""
+        job = get_current_job()
+        # one uid per worker: its evaluations run one at a time, so the process limit is per evaluation
+        return Sandbox("bwrap", Identity.from_environment(job.worker_name if job else None)), (), ""
 
 
 @functools.lru_cache(maxsize=1)
