@@ -189,6 +189,7 @@ def test_a_requirements_file_is_installed_from_the_real_index(checkout, cache):
     env = prepare(SetupStep("requirements.txt", None, 300), checkout=directory, patch_digest="p2",
                   sandbox=Sandbox("bwrap"), cache=cache)
     assert "Successfully installed six-1.16.0" in env.log
+    assert set(env.reached) <= {"pypi.org:443", "files.pythonhosted.org:443"} and env.reached  # where it went
     result = PropertyRunner(directory, "tests/properties/test_six.py::prop_six_is_there", "1",
                             Sandbox("bwrap"), environment=env.path)({})
     assert result.outcome == "pass", result
@@ -306,6 +307,7 @@ def test_run_sets_up_each_head_before_its_properties(git_repo, tmp_path, cache, 
     assert "set-up: sh -c printf" in done.stderr  # the person running it sees the long step start
     record = newest_record(out)
     assert record["label"] == "pass" and record["setup"]["reused"] is False
+    assert record["setup"]["reached"] == {}  # this set-up needed no index
     assert record["setup"]["step"].startswith("sh -c printf")
     assert any(n.startswith("set-up: sh -c") for n in record["notes"])
     done = run_cli("run", "--repo", str(git_repo.path), "--base", base, "--head", "HEAD", "--out", str(out),

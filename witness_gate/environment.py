@@ -18,6 +18,7 @@ import stat
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -86,9 +87,10 @@ class Environment:
     seconds: float
     reused: bool
     log: str
+    reached: dict[str, int]  # host:port -> tunnels the set-up opened through the egress proxy
 
     def as_record(self) -> dict:
-        return {"key": self.key, "seconds": round(self.seconds, 3), "reused": self.reused}
+        return {"key": self.key, "seconds": round(self.seconds, 3), "reused": self.reused, "reached": self.reached}
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,8 @@ def set_up(config: Config, *, checkout: Path, patch_digest: str, sandbox: Sandbo
         return SetupOutcome(None, ("setup_failed",), exc.note(),
                             {"step": step.describe(), "failed": exc.kind, "output": exc.detail[-LOG_TAIL:]})
     how = "reused" if env.reused else f"built in {env.seconds:.1f} s"
-    return SetupOutcome(env, (), f"set-up: {step.describe()} ({how}, environment {env.key[:12]})",
+    reached = ", ".join(f"{where} x{n}" for where, n in env.reached.items()) or "no network"
+    return SetupOutcome(env, (), f"set-up: {step.describe()} ({how}, environment {env.key[:12]}; reached {reached})",
                         {"step": step.describe(), **env.as_record()})
 
 
@@ -143,15 +146,15 @@ def prepare(step: SetupStep, *, checkout: Path, patch_digest: str, sandbox: Sand
         if marker.exists() and target.is_dir():
             os.utime(marker)
             done = json.loads(marker.read_text(encoding="utf-8"))
-            return Environment(target, key, done["seconds"], True, done.get("log", ""))
+            return Environment(target, key, done["seconds"], True, done.get("log", ""), done.get("reached", {}))
         shutil.rmtree(target, ignore_errors=True)
         _prune(cache, keep=key)
         started = time.monotonic()
-        log = _build(step, checkout, target, sandbox, hosts)
+        log, reached = _build(step, checkout, target, sandbox, hosts)
         seconds = time.monotonic() - started
         write_json_atomic(marker, {"key": key, "seconds": seconds, "log": log[-LOG_TAIL:],
-                                   "step": step.describe()})
-        return Environment(target, key, seconds, False, log)
+                                   "step": step.describe(), "reached": reached})
+        return Environment(target, key, seconds, False, log, reached)
 
 
 def _check_private(cache: Path, sandbox: Sandbox) -> None:
@@ -168,7 +171,9 @@ def _check_private(cache: Path, sandbox: Sandbox) -> None:
                                        f"point {CACHE_ENV} at a directory under one it can, such as /var/cache")
 
 
-def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox, hosts: tuple[str, ...]) -> str:
+def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox,
+           hosts: tuple[str, ...]) -> tuple[str, dict[str, int]]:
+    """Run the step; (its output, where it reached) on success, else SetupFailed."""
     target.mkdir()
     identity = sandbox.identity
     if identity.uid is not None:
@@ -202,6 +207,7 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox, host
                 raise SetupFailed("start", f"could not start {argv[0]}: {exc.strerror}") from None
             stdout, stderr, fault = collect(proc, started + step.timeout_seconds, limits.output_bytes)
             refused = [line for line in proxy.log if line.startswith("refused")]
+            reached = dict(Counter(line.split(" ", 1)[1] for line in proxy.log if line.startswith("tunnel ")))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(sockets, ignore_errors=True)
@@ -216,7 +222,7 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox, host
             kind = "sandbox"  # the sandbox itself could not start, not the set-up
         raise SetupFailed(kind, log[-LOG_TAIL:])
     _seal(target, identity.uid)
-    return log
+    return log, dict(sorted(reached.items()))
 
 
 def _seal(target: Path, uid: int | None) -> None:
