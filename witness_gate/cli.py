@@ -16,6 +16,7 @@ from witness_gate.files import write_json_atomic
 from witness_gate.labels import classify, split_paths
 from witness_gate.lock import LockError, load_pinned, pin, read_lock, write_lock
 from witness_gate.records import ATTEMPT_SUFFIX, RecordError, load_attempts, read_witness
+from witness_gate.egress import HOSTS_ENV
 from witness_gate.report import print_report, reporter_for, results_json
 from witness_gate.verdict import Split, decide_property, exit_code, overall_label, proposed_expiry
 
@@ -85,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="auto (default): bubblewrap when installed, else a plain subprocess with a warning")
         p.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
 
-    p = sub.add_parser("check", help="run every property on the locked fixture; shrink, retain and replay failures")
+    p = sub.add_parser("check", help="run every property on the locked fixture; shrink, retain and replay failures",
+                       epilog=SETUP_EPILOG)
     p.add_argument("--lock", required=True, help="a lock written by `pin`")
     p.add_argument("--properties", required=True, help="directory of prop_* functions")
     p.add_argument("--out", required=True, help="directory for witnesses and attempt records")
@@ -106,7 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--expires-in-hours", required=True, type=_hours)
     p.add_argument("--out", help="where to write the record (default: print it)")
 
-    p = sub.add_parser("run", help="the whole gate on a local git repository, base against head")
+    p = sub.add_parser("run", help="the whole gate on a local git repository, base against head",
+                       description="The whole gate between two commits: .witness.yml and the fixtures come from "
+                                   "BASE, the code from HEAD. If .witness.yml has a setup: section, it runs once per "
+                                   "head first, in the sandbox, reaching only the package index "
+                                   f"(${HOSTS_ENV}); the environment is kept under $WITNESS_CACHE/witness-envs.",
+                       epilog=SETUP_EPILOG)
     p.add_argument("--repo", default=".", help="the repository (default: .)")
     p.add_argument("--base", help="base commit (default: merge base with main/master, else HEAD~1)")
     p.add_argument("--head", default="HEAD", help="head commit (default: HEAD)")
@@ -117,6 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--database-url", help="SQLAlchemy URL (default: $DATABASE_URL, else sqlite:///witness.db)")
     p.add_argument("--json", action="store_true", help="print a JSON list, audit trail included")
     return parser
+
+
+SETUP_EPILOG = ("environment: WITNESS_SETUP_HOSTS (hosts a setup: step may reach; default "
+                "pypi.org,files.pythonhosted.org), WITNESS_CACHE (where per-head environments are kept), "
+                "WITNESS_SANDBOX_UID and WITNESS_SANDBOX_PYTHON (when run as root)")
 
 
 def main(argv: list[str] | None = None) -> int:
