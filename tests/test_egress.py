@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from conftest import host_ip
-from witness_gate.egress import DEFAULT_INDEX_HOSTS, EgressProxy, index_hosts
+from witness_gate.egress import DEFAULT_INDEX_HOSTS, EgressProxy, Upstream, index_hosts, upstream_proxy
 
 
 @pytest.fixture
@@ -151,3 +151,78 @@ def test_connections_at_once_are_bounded(tmp_path, monkeypatch):
         for client in held:
             client.close()
     assert "refused: too many connections at once" in proxy.log
+
+
+@pytest.fixture
+def upstream(echo):
+    """The host's own HTTP proxy: it records each CONNECT and tunnels every one to the echo server."""
+    port, _ = echo
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    asked = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += conn.recv(1)
+            asked.append(head.decode())
+            if "Proxy-Authorization: Basic dXNlcjpwQHNz" not in head.decode():
+                conn.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\n\r\n")
+                conn.close()
+                continue
+            far = socket.create_connection(("127.0.0.1", port))
+            conn.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
+            for a, b in ((conn, far), (far, conn)):
+                threading.Thread(target=lambda a=a, b=b: [b.sendall(d) for d in iter(lambda: a.recv(4096), b"")],
+                                 daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield server.getsockname()[1], asked
+    server.close()
+
+
+def test_a_host_behind_its_own_proxy_chains_through_it_with_its_credentials(tmp_path, upstream):
+    # the index's name need not resolve here: the host's proxy resolves it where it stands
+    port, asked = upstream
+    chain = upstream_proxy({"HTTPS_PROXY": f"http://user:p%40ss@127.0.0.1:{port}"})
+    with EgressProxy(tmp_path / "egress.sock", ("index.invalid",), upstream=chain) as proxy:
+        head, client = connect(tmp_path / "egress.sock", "index.invalid:443")
+        with client:
+            assert head.startswith("HTTP/1.1 200")
+            client.sendall(b"through two proxies")
+            assert client.recv(100) == b"through two proxies"
+        head, client = connect(tmp_path / "egress.sock", "example.org:443")  # the list still applies
+        client.close()
+        assert head.startswith("HTTP/1.1 403")
+    assert [a.split("\r\n")[0] for a in asked] == ["CONNECT index.invalid:443 HTTP/1.1"]
+    assert proxy.log[0] == "tunnel index.invalid:443"
+
+
+def test_a_refusal_by_the_hosts_proxy_is_a_502_that_says_so(tmp_path, upstream):
+    port, _ = upstream
+    chain = upstream_proxy({"https_proxy": f"127.0.0.1:{port}"})  # no credentials: the proxy wants some
+    with EgressProxy(tmp_path / "egress.sock", ("index.invalid",), upstream=chain) as proxy:
+        head, client = connect(tmp_path / "egress.sock", "index.invalid:443")
+        client.close()
+    assert head.startswith("HTTP/1.1 502")
+    assert "answered 'HTTP/1.1 407 Proxy Authentication Required'" in proxy.log[0]
+
+
+@pytest.mark.parametrize("value, expected", [
+    ({}, None),
+    ({"HTTPS_PROXY": "http://proxy.corp:3128"}, Upstream("proxy.corp", 3128)),
+    ({"https_proxy": "proxy.corp"}, Upstream("proxy.corp", 80)),
+])
+def test_the_hosts_proxy_is_read_from_its_environment(value, expected):
+    assert upstream_proxy(value) == expected
+
+
+def test_a_proxy_the_egress_proxy_cannot_chain_to_is_an_error():
+    with pytest.raises(ValueError, match="can chain only to an http:// proxy"):
+        upstream_proxy({"HTTPS_PROXY": "socks5://proxy.corp:1080"})

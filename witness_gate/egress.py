@@ -5,22 +5,26 @@ own; a forwarder inside it (`witness_gate.netshim`) hands TCP connections to thi
 `CONNECT host:port` to an allowed host is tunnelled — TLS stays end to end, so the proxy sees no
 content and adds no credentials — and a host whose address is the machine itself (loopback,
 link-local such as a cloud metadata service, unspecified, multicast) is refused even when
-allowed by name, so the set-up cannot reach the worker's Redis, database or anything on 127.0.0.1.
+allowed by name, so the set-up cannot reach the worker's Redis, database or anything on 127.0.0.1. A host that
+reaches the index only through its own proxy (HTTPS_PROXY) gets its tunnels opened through that.
 """
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import os
 import selectors
 import socket
 import threading
+import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_INDEX_HOSTS = ("pypi.org", "files.pythonhosted.org")
 HOSTS_ENV = "WITNESS_SETUP_HOSTS"
+UPSTREAM_ENV = ("HTTPS_PROXY", "https_proxy")  # the host's own way to the index, if it has to use one
 MAX_HEADER = 16 * 1024
 CONNECT_TIMEOUT = 20.0
 MAX_TUNNELS = 32  # at once; each holds two of the worker's file descriptors
@@ -32,6 +36,31 @@ def index_hosts(environ: dict[str, str] | None = None) -> tuple[str, ...]:
     if raw is None:
         return DEFAULT_INDEX_HOSTS
     return tuple(h.strip().lower() for h in raw.split(",") if h.strip())
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """The host's HTTP proxy: tunnels are opened through it; its credentials never enter the sandbox."""
+
+    host: str
+    port: int
+    authorization: str = ""  # "Basic …" when the proxy URL carries user:password
+
+
+def upstream_proxy(environ: dict[str, str] | None = None) -> Upstream | None:
+    """The host's HTTPS_PROXY, if set: where the egress proxy opens its tunnels."""
+    environ = os.environ if environ is None else environ
+    raw = next((environ[k] for k in UPSTREAM_ENV if environ.get(k)), "")
+    if not raw:
+        return None
+    url = urllib.parse.urlsplit(raw if "://" in raw else f"http://{raw}")
+    if url.scheme != "http" or not url.hostname:
+        raise ValueError(f"HTTPS_PROXY={raw!r}: the egress proxy can chain only to an http:// proxy with a host")
+    authorization = ""
+    if url.username:
+        pair = f"{urllib.parse.unquote(url.username)}:{urllib.parse.unquote(url.password or '')}"
+        authorization = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+    return Upstream(url.hostname, url.port or 80, authorization)
 
 
 def _allowed(entries: Iterable[str]) -> set[tuple[str, int]]:
@@ -57,6 +86,7 @@ class EgressProxy:
     socket_path: Path
     hosts: tuple[str, ...] = DEFAULT_INDEX_HOSTS
     owner: int | None = None  # the sandbox uid, the only one who may connect
+    upstream: Upstream | None = None  # None: straight to the index
     log: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -129,8 +159,11 @@ class EgressProxy:
                 return
             host, port, address = target
             try:
-                upstream = socket.create_connection((address, port), timeout=CONNECT_TIMEOUT)
-            except OSError as exc:
+                if self.upstream is None:
+                    upstream = socket.create_connection((address, port), timeout=CONNECT_TIMEOUT)
+                else:
+                    upstream = _through(self.upstream, host, port)
+            except (OSError, ValueError) as exc:
                 self._note(f"failed {host}:{port}: {exc}")
                 _answer(client, 502, f"cannot reach {host}:{port}: {exc}")
                 return
@@ -159,6 +192,11 @@ class EgressProxy:
             return None, (f"{shown} is not a package index the set-up may reach "
                           f"(allowed: {', '.join(sorted(f'{h}:{p}' for h, p in self._allowed))}; "
                           f"the operator sets {HOSTS_ENV})")
+        if self.upstream is not None:
+            # the host's proxy resolves the name where it stands; only the machine itself is refused here
+            if host == "localhost" or (_is_ip(host) and _forbidden_address(host)):
+                return None, f"{host} is this machine"
+            return (host, port, host), ""
         try:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except OSError as exc:
@@ -167,6 +205,32 @@ class EgressProxy:
         if not addresses or any(_forbidden_address(a) for a in addresses):
             return None, f"{host} resolves to this machine or a local-only address ({', '.join(sorted(set(addresses)))})"
         return (host, port, addresses[0]), ""
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return False
+
+
+def _through(upstream: Upstream, host: str, port: int) -> socket.socket:
+    """A tunnel to host:port opened through the host's own proxy."""
+    sock = socket.create_connection((upstream.host, upstream.port), timeout=CONNECT_TIMEOUT)
+    request = f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+    if upstream.authorization:
+        request += f"Proxy-Authorization: {upstream.authorization}\r\n"
+    try:
+        sock.sendall((request + "\r\n").encode("ascii"))
+        status = _read_head(sock).split(b"\r\n", 1)[0].decode("ascii", errors="replace")
+    except (OSError, ValueError):
+        sock.close()
+        raise
+    if status.split(" ")[1:2] != ["200"]:
+        sock.close()
+        raise OSError(f"the host's proxy {upstream.host}:{upstream.port} answered {status!r}")
+    return sock
 
 
 def _read_head(client: socket.socket) -> bytes:

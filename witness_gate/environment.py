@@ -25,7 +25,7 @@ from pathlib import Path
 
 from witness_gate.canonical import canonical_bytes, sha256_hex
 from witness_gate.config import Config
-from witness_gate.egress import EgressProxy, index_hosts
+from witness_gate.egress import EgressProxy, Upstream, index_hosts, upstream_proxy
 from witness_gate.files import unsafe_cache, write_json_atomic
 from witness_gate.runner import collect
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, stage_root
@@ -174,6 +174,7 @@ def _check_private(cache: Path, sandbox: Sandbox) -> None:
 def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox,
            hosts: tuple[str, ...]) -> tuple[str, dict[str, int]]:
     """Run the step; (its output, where it reached) on success, else SetupFailed."""
+    upstream = _upstream()
     target.mkdir()
     identity = sandbox.identity
     if identity.uid is not None:
@@ -196,7 +197,7 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox,
             *step.argv(sandbox.python, env_seen)]
     limits = replace(SETUP_LIMITS, cpu_seconds=math.ceil(step.timeout_seconds) + 1)
     try:
-        with EgressProxy(proxy_socket, hosts, owner=identity.uid) as proxy:
+        with EgressProxy(proxy_socket, hosts, owner=identity.uid, upstream=upstream) as proxy:
             argv, env, cwd = sandbox.wrap(argv, repo=checkout, scratch=scratch, env=env, mounts=tuple(mounts))
             started = time.monotonic()
             try:
@@ -223,6 +224,13 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox,
         raise SetupFailed(kind, log[-LOG_TAIL:])
     _seal(target, identity.uid)
     return log, dict(sorted(reached.items()))
+
+
+def _upstream() -> Upstream | None:
+    try:
+        return upstream_proxy()
+    except ValueError as exc:
+        raise SetupFailed("proxy", str(exc)) from None
 
 
 def _seal(target: Path, uid: int | None) -> None:
