@@ -87,26 +87,37 @@ def double(github_double):
     assert github_double.problems == [], "the double saw requests GitHub would refuse"
 
 
+class TcpServer:
+    """A TCP server on a free port that hands each connection to `handle` in a thread of its own."""
+
+    def __init__(self, handle, host: str = "0.0.0.0") -> None:
+        self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind((host, 0))
+        self.server.listen(16)
+        self.port = self.server.getsockname()[1]
+        self.reached = []  # the address of every connection, in order
+        self.handle = handle
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, addr = self.server.accept()
+            except OSError:
+                return
+            self.reached.append(addr)
+            threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+
+    def close(self) -> None:
+        self.server.close()
+
+
 @pytest.fixture(scope="module")
 def listener():
     """A TCP listener on every host address; it records whoever reaches it."""
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("0.0.0.0", 0))
-    server.listen(16)
-    reached = []
-
-    def accept():
-        while True:
-            try:
-                conn, addr = server.accept()
-            except OSError:
-                return
-            reached.append(addr)
-            conn.close()
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield server.getsockname()[1], reached
+    server = TcpServer(lambda conn: conn.close())
+    yield server.port, server.reached
     server.close()
 
 

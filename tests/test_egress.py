@@ -7,32 +7,21 @@ import threading
 
 import pytest
 
-from conftest import host_ip
+from conftest import TcpServer, host_ip
 from witness_gate.egress import DEFAULT_INDEX_HOSTS, EgressProxy, Upstream, index_hosts, upstream_proxy
+
+
+def _echo(conn: socket.socket) -> None:
+    with conn:
+        while data := conn.recv(4096):
+            conn.sendall(data)
 
 
 @pytest.fixture
 def echo():
     """A TCP echo server on every host address."""
-    server = socket.socket()
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("0.0.0.0", 0))
-    server.listen(8)
-    reached = []
-
-    def serve():
-        while True:
-            try:
-                conn, addr = server.accept()
-            except OSError:
-                return
-            reached.append(addr)
-            with conn:
-                while data := conn.recv(4096):
-                    conn.sendall(data)
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield server.getsockname()[1], reached
+    server = TcpServer(_echo)
+    yield server.port, server.reached
     server.close()
 
 
@@ -157,33 +146,25 @@ def test_connections_at_once_are_bounded(tmp_path, monkeypatch):
 def upstream(echo):
     """The host's own HTTP proxy: it records each CONNECT and tunnels every one to the echo server."""
     port, _ = echo
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
     asked = []
 
-    def serve():
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            head = b""
-            while b"\r\n\r\n" not in head:
-                head += conn.recv(1)
-            asked.append(head.decode())
-            if "Proxy-Authorization: Basic dXNlcjpwQHNz" not in head.decode():
-                conn.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\n\r\n")
-                conn.close()
-                continue
-            far = socket.create_connection(("127.0.0.1", port))
-            conn.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
-            for a, b in ((conn, far), (far, conn)):
-                threading.Thread(target=lambda a=a, b=b: [b.sendall(d) for d in iter(lambda: a.recv(4096), b"")],
-                                 daemon=True).start()
+    def tunnel(conn: socket.socket) -> None:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += conn.recv(1)
+        asked.append(head.decode())
+        if "Proxy-Authorization: Basic dXNlcjpwQHNz" not in head.decode():  # user:p@ss
+            conn.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\n\r\n")
+            conn.close()
+            return
+        far = socket.create_connection(("127.0.0.1", port))
+        conn.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
+        for a, b in ((conn, far), (far, conn)):
+            threading.Thread(target=lambda a=a, b=b: [b.sendall(d) for d in iter(lambda: a.recv(4096), b"")],
+                             daemon=True).start()
 
-    threading.Thread(target=serve, daemon=True).start()
-    yield server.getsockname()[1], asked
+    server = TcpServer(tunnel, host="127.0.0.1")
+    yield server.port, asked
     server.close()
 
 
