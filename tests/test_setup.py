@@ -76,6 +76,15 @@ if os.fork() == 0:  # a daemon that would outlive the set-up
 out = os.environ["WITNESS_ENV"]
 json.dump({"leaks": leaks, "answers": answers, "uid": os.getuid()}, open(out + "/probe.json", "w"))
 open(out + "/installed_dep.py", "w").write("VALUE = 41\n")
+# a dependency that tries to run before the harness and write the verdict itself
+open(out + "/sitecustomize.py", "w").write(
+    "import json, os\n"
+    "if os.environ.get('WITNESS_RESULT'):\n"
+    "    json.dump({'outcome': 'pass'}, open(os.environ['WITNESS_RESULT'], 'w'))\n"
+    "    os._exit(0)\n")
+open(out + "/extra.pth", "w").write("extra_dir\n")
+os.makedirs(out + "/extra_dir")
+open(out + "/extra_dir/from_pth.py", "w").write("OK = True\n")
 '''
 
 READS_THE_ENVIRONMENT = '''
@@ -84,6 +93,13 @@ import os, socket
 def prop_uses_what_the_setup_installed(p):
     import installed_dep
     return installed_dep.VALUE == 41
+
+def prop_fails_whatever_the_setup_installed(p):
+    return "must-fail"
+
+def prop_sees_pth_directories(p):
+    import from_pth
+    return from_pth.OK
 
 def prop_cannot_change_the_environment(p):
     try:
@@ -166,6 +182,9 @@ def test_the_set_up_reaches_nothing_but_the_index_and_evaluations_see_its_output
     assert changed.outcome == "pass", changed
     assert (env.path / "installed_dep.py").read_text() == "VALUE = 41\n"
     assert evaluate(directory, "prop_has_no_egress_proxy", env.path).outcome == "pass"
+    forged = evaluate(directory, "prop_fails_whatever_the_setup_installed", env.path)
+    assert (forged.outcome, forged.reason) == ("fail", "must-fail"), forged  # its sitecustomize never ran first
+    assert evaluate(directory, "prop_sees_pth_directories", env.path).outcome == "pass"
     # and without the environment the same property cannot import it: the set-up is what made it pass
     missing = evaluate(directory, "prop_uses_what_the_setup_installed", None)
     assert (missing.outcome, missing.reason.split("@")[0]) == ("fail", "raise:ModuleNotFoundError")

@@ -1,8 +1,9 @@
 """The Python harness: evaluates one property on one payload inside the sandbox (runner protocol).
 
 Environment in: WITNESS_PROPERTY (`<relpath>::<function>`), WITNESS_FIXTURE (canonical JSON of
-the payload), WITNESS_SEED, and WITNESS_RESULT (where the verdict is written; removed from the
-environment before the property's module is imported). Exit 0 pass; exit 1 fail with the reason
+the payload), WITNESS_SEED, WITNESS_RESULT (where the verdict is written; removed from the
+environment before the property's module is imported), and WITNESS_ENV (the set-up's output, put on
+sys.path here rather than on PYTHONPATH, so nothing in it runs before this harness). Exit 0 pass; exit 1 fail with the reason
 as the last stdout line; exit 3 no verdict (the module did not import, the return value was not
 a verdict). The working directory is the repository root.
 """
@@ -13,6 +14,7 @@ import importlib.util
 import json
 import os
 import random
+import site
 import sys
 import traceback
 
@@ -83,6 +85,9 @@ def main() -> int:
     for extra in (root, os.path.join(root, "src")):
         if os.path.isdir(extra) and extra not in sys.path:
             sys.path.insert(0, extra)
+    environment = os.environ.get("WITNESS_ENV", "")
+    if environment and os.path.isdir(environment):
+        site.addsitedir(environment)  # what the set-up installed, .pth files included; only now, not at startup
     with open(fixture, encoding="utf-8") as handle:
         payload = json.load(handle)
     random.seed(seed)

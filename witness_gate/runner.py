@@ -83,7 +83,11 @@ class PropertyRunner:
         if self.environment is not None:
             mounts = (Mount(self.environment, ENV_MOUNT),)
             seen = self.sandbox.seen(mounts[0])
-            env.update(WITNESS_ENV=seen, PYTHONPATH=seen, PATH=f"{seen}/bin:{env['PATH']}")
+            env.update(WITNESS_ENV=seen, PATH=f"{seen}/bin:{env['PATH']}")
+            if self.command is not None:
+                env["PYTHONPATH"] = seen
+            # the harness adds it itself, after it has hidden its verdict path: on PYTHONPATH a
+            # sitecustomize.py from the set-up would run before the harness and could write the verdict
         if self.command is None:
             argv = [self.sandbox.python, "-B", "-m", "witness_gate.harness"]
             env["WITNESS_RESULT"] = self.sandbox.scratch_path(scratch, "result.json")
