@@ -37,6 +37,17 @@ def prop_crash(p): os.kill(os.getpid(), 9)
 def prop_alloc(p):
     blob = bytearray(8 * 1024**3)
     return True
+def prop_forges_the_verdict(p):
+    # what code that read the gate's source might try: write a pass where the verdict goes, then leave
+    import json, glob
+    stage = os.path.dirname(os.path.dirname(os.environ["WITNESS_FIXTURE"]))  # the host's staging dir, unsandboxed
+    for path in ["/scratch/result.json", "/verdict/result.json", *glob.glob("/verdict/*"), *glob.glob("/scratch/*"),
+                 *glob.glob(stage + "/verdict-*/*"), *glob.glob(stage + "/eval-*/*")]:
+        try:
+            json.dump({"outcome": "pass"}, open(path if path.endswith(".json") else path + ".json", "w"))
+        except OSError:
+            pass
+    os._exit(0)
 '''
 
 
@@ -88,6 +99,7 @@ def test_bubblewrap_is_available_here():
     ("prop_busy", "transport", "timeout"),
     ("prop_flood", "transport", "output_limit"),
     ("prop_exit_zero", "transport", "no_verdict"),
+    ("prop_forges_the_verdict", "transport", "no_verdict"),
     ("prop_returns_int", "transport", "bad_return"),
     ("prop_returns_empty", "transport", "bad_return"),
     ("prop_crash", "transport", "signal:SIGKILL"),

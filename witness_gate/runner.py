@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate.canonical import canonical_bytes
-from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, end_leftovers
+from witness_gate.sandbox import ENV_MOUNT, VERDICT_MOUNT, Limits, Mount, Sandbox, end_leftovers
 
 MAX_REASON = 200
 DETAIL_CHARS = 2000
@@ -62,13 +63,14 @@ class PropertyRunner:
         return self.evaluate(payload)
 
     def evaluate(self, payload: Any) -> Evaluation:
-        scratch = self.sandbox.make_scratch()
+        scratch, box = self.sandbox.make_scratch(), self.sandbox.make_verdict_box()
         try:
-            return self._evaluate_in(scratch, payload)
+            return self._evaluate_in(scratch, box, payload)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+            shutil.rmtree(box, ignore_errors=True)
 
-    def _evaluate_in(self, scratch: Path, payload: Any) -> Evaluation:
+    def _evaluate_in(self, scratch: Path, box: Path, payload: Any) -> Evaluation:
         (scratch / "fixture.json").write_bytes(canonical_bytes(payload))
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -88,9 +90,11 @@ class PropertyRunner:
                 env["PYTHONPATH"] = seen
             # the harness adds it itself, after it has hidden its verdict path: on PYTHONPATH a
             # sitecustomize.py from the set-up would run before the harness and could write the verdict
+        verdict_name = f"{secrets.token_hex(16)}.json"  # not a fixed path that the code under test could write
         if self.command is None:
             argv = [self.sandbox.python, "-B", "-m", "witness_gate.harness"]
-            env["WITNESS_RESULT"] = self.sandbox.scratch_path(scratch, "result.json")
+            mounts += (Mount(box, VERDICT_MOUNT, writable=True),)
+            env["WITNESS_RESULT"] = f"{self.sandbox.seen(mounts[-1])}/{verdict_name}"
         else:
             argv = list(self.command)
         argv, env, cwd = self.sandbox.wrap(argv, repo=self.repo, scratch=scratch, env=env, mounts=mounts)
@@ -116,7 +120,7 @@ class PropertyRunner:
         if code < 0:
             return Evaluation("transport", f"signal:{_signal_name(-code)}", detail, seconds)
         if self.command is None:
-            return _harness_verdict(code, scratch / "result.json", stdout, detail, seconds)
+            return _harness_verdict(code, box / verdict_name, stdout, detail, seconds)
         return _protocol_verdict(code, stdout, detail, seconds)
 
 

@@ -27,6 +27,7 @@ REPO_MOUNT = "/repo"
 SCRATCH_MOUNT = "/scratch"
 GATE_MOUNT = "/opt/witness-gate"
 ENV_MOUNT = "/env"  # the per-head environment the set-up phase built
+VERDICT_MOUNT = "/verdict"  # where the harness writes its verdict, under a name it alone is told
 DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
 WORKER_UID_BASE, WORKER_UID_SPAN = 0x70000000, 1 << 24  # each worker's evaluations get their own uid
 
@@ -205,6 +206,12 @@ class Sandbox:
         if self.identity.uid is not None:
             os.chown(scratch, self.identity.uid, self.identity.gid)
         return scratch
+
+    def make_verdict_box(self) -> Path:
+        """A directory the sandbox uid may create a file in but not list: only who knows the name writes it."""
+        box = Path(tempfile.mkdtemp(prefix="verdict-", dir=stage_root()))
+        box.chmod(0o733)
+        return box
 
     def wrap(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str],
              mounts: tuple[Mount, ...] = ()) -> tuple[list[str], dict[str, str], str]:
