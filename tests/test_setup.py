@@ -9,6 +9,7 @@ import os
 import shutil
 import socket
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -365,3 +366,22 @@ def test_check_on_a_working_tree_sets_it_up_first(git_repo, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads((cwd / "w" / "prop_dep.attempt.json").read_text())["setup"]["reused"] is False
     assert not list(Path(tempfile.gettempdir()).glob("witness-envs-*/*.json"))  # a working tree's env is not kept
+
+
+def test_environments_unused_for_a_day_are_removed_when_another_is_built(checkout, cache):
+    directory = stage(checkout)
+    ok = SetupStep(None, ("true",), 30)
+    old = prepare(ok, checkout=directory, patch_digest="old-head", sandbox=Sandbox("bwrap"), cache=cache)
+    with pytest.raises(SetupFailed):
+        prepare(SetupStep(None, ("false",), 30), checkout=directory, patch_digest="old-head",
+                sandbox=Sandbox("bwrap"), cache=cache)
+    recent = prepare(ok, checkout=directory, patch_digest="recent-head", sandbox=Sandbox("bwrap"), cache=cache)
+    day_ago = time.time() - 25 * 3600
+    for path in cache.iterdir():
+        if recent.key not in path.name:
+            os.utime(path, (day_ago, day_ago))
+    prepare(ok, checkout=directory, patch_digest="new-head", sandbox=Sandbox("bwrap"), cache=cache)
+    left = {p.name.split(".")[0] for p in cache.iterdir()}
+    assert old.key not in left and not old.path.exists()  # the stale one and the failed one's lock are gone
+    assert recent.key in left and recent.path.exists()  # used within the day: kept
+    assert len(left) == 2

@@ -255,22 +255,27 @@ def _seal(target: Path, uid: int | None) -> None:
 
 
 def _prune(cache: Path, keep: str) -> None:
-    """Remove environments nobody used for KEEP_SECONDS (their marker's mtime is their last use)."""
+    """Remove environments, built or failed, that nobody used for KEEP_SECONDS.
+
+    Every attempt leaves a lock file; a built environment also has a marker, touched at each use.
+    """
     now = time.time()
-    for marker in cache.glob("*.json"):
-        key = marker.stem
+    for lock_path in cache.glob("*.lock"):
+        key = lock_path.stem
         if key == keep:
             continue
+        marker = cache / f"{key}.json"
         try:
-            if now - marker.stat().st_mtime < KEEP_SECONDS:
-                continue
-            with open(cache / f"{key}.lock", "w") as lock:
-                try:
-                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    continue  # somebody is using it right now
-                marker.unlink()
-                shutil.rmtree(cache / key, ignore_errors=True)
-            (cache / f"{key}.lock").unlink(missing_ok=True)
+            last_use = (marker if marker.exists() else lock_path).stat().st_mtime
         except FileNotFoundError:
             continue
+        if now - last_use < KEEP_SECONDS:
+            continue
+        with open(lock_path, "a") as lock:  # "a": opening must not look like a use
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # somebody is using it right now
+            marker.unlink(missing_ok=True)
+            shutil.rmtree(cache / key, ignore_errors=True)
+            lock_path.unlink(missing_ok=True)
