@@ -223,6 +223,7 @@ def test_a_package_outside_the_index_list_is_refused_with_the_reason(checkout, c
                 sandbox=Sandbox("bwrap"), cache=cache)
     assert failed.value.kind == "exit:1"
     assert "pypi.org:443 is not a package index the set-up may reach" in failed.value.detail
+    assert "the operator's WITNESS_SETUP_HOSTS decides" in failed.value.note()
     assert not list(cache.glob("*.json"))  # nothing half-built is kept
 
 
@@ -242,8 +243,8 @@ def processes_of(uid: int | None) -> list[int]:
 @pytest.mark.parametrize("command, timeout, kind, shown", [
     (("sh", "-c", "echo resolving; echo 'no such package: nonexistent' >&2; exit 3"), 30, "exit:3",
      "no such package: nonexistent"),
-    (("sleep", "60"), 1, "timeout", ""),
-    (("python3", "-c", "import sys\nwhile True: sys.stdout.write('x' * 65536)"), 30, "output_limit", ""),
+    (("sleep", "60"), 1, "timeout", "raise that on the base branch"),
+    (("python3", "-c", "import sys\nwhile True: sys.stdout.write('x' * 65536)"), 30, "output_limit", "quieter"),
     (("no-such-tool",), 30, "exit:127", "cannot start no-such-tool"),
     (("python3", "-c", "bytearray(16 * 1024**3)"), 30, "exit:1", "MemoryError"),
     # forks until the process limit stops it, then says how far it got; every child is gone afterwards
@@ -287,7 +288,8 @@ def test_set_up_is_optional_and_a_failure_becomes_a_hold(checkout, cache):
     failing = Config(setup_command=("false",))
     outcome = set_up(failing, checkout=directory, patch_digest="p", sandbox=Sandbox("bwrap"), cache=cache)
     assert (outcome.environment, outcome.holds) == (None, ("setup_failed",))
-    assert outcome.note.startswith("setup_failed: the set-up step of .witness.yml ended with exit:1")
+    assert outcome.note == ("setup_failed: the set-up step of .witness.yml ended with exit:1; no property ran. "
+                            "Fix the set-up or what it installs, then replay.")
 
 
 def newest_record(out: Path) -> dict:

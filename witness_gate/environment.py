@@ -25,7 +25,7 @@ from pathlib import Path
 
 from witness_gate.canonical import canonical_bytes, sha256_hex
 from witness_gate.config import Config
-from witness_gate.egress import EgressProxy, Upstream, index_hosts, upstream_proxy
+from witness_gate.egress import HOSTS_ENV, EgressProxy, Upstream, index_hosts, upstream_proxy
 from witness_gate.files import unsafe_cache, write_json_atomic
 from witness_gate.runner import collect
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, stage_root
@@ -48,10 +48,21 @@ class SetupFailed(Exception):
         super().__init__(f"setup_failed: {kind}")
 
     def note(self) -> str:
+        said = f"setup_failed: the set-up step of .witness.yml ended with {self.kind}; no property ran. {self.hint()}"
         tail = "\n".join(self.detail.strip().splitlines()[-12:])
-        return (f"setup_failed: the set-up step of .witness.yml ended with {self.kind}; no property ran. "
-                f"Its output ended with:\n{tail}" if tail else
-                f"setup_failed: the set-up step of .witness.yml ended with {self.kind}; no property ran.")
+        return f"{said} Its output ended with:\n{tail}" if tail else said
+
+    def hint(self) -> str:
+        """What to do next, by how it ended."""
+        if self.kind == "timeout":
+            return "It ran past setup.timeout_seconds: raise that on the base branch, or make the set-up faster."
+        if self.kind == "output_limit":
+            return "It printed more than 4 MiB: make it quieter (pip -q)."
+        if "is not a package index the set-up may reach" in self.detail:
+            return f"It asked for a host the egress proxy refuses; the operator's {HOSTS_ENV} decides which it may reach."
+        if self.kind in ("cache", "proxy", "sandbox"):
+            return "The worker's set-up is at fault, not the pull request: tell its operator."
+        return "Fix the set-up or what it installs, then replay."
 
 
 @dataclass(frozen=True)

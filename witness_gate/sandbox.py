@@ -318,6 +318,7 @@ def bwrap_works() -> str:
         return f"bubblewrap did not start: {exc}"
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        end_leftovers()  # bubblewrap's inner process comes back to us, as after every evaluation
     if done.returncode != 0:
         return f"bubblewrap cannot create namespaces here: {done.stderr.decode(errors='replace').strip()}"
     return ""

@@ -6,6 +6,7 @@ import functools
 import logging
 import shutil
 import tempfile
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -332,18 +333,17 @@ def handle_comment(target: dict[str, Any], comment_id: int, author: str, command
                 api.react(comment_id, "eyes")
                 _enqueue_gate(ctx, target, f"/witness replay by @{author}", delivery)
             else:
-                outcome = _freeze_command(ctx, api, target, name, author, command.get("hours"))
-                if outcome.ok:
-                    api.react(comment_id, "eyes")
-                else:
+                outcome = _freeze_command(ctx, api, target, name, author, command.get("hours"),
+                                          acknowledge=lambda: api.react(comment_id, "eyes"))
+                if not outcome.ok:
                     api.comment(target["pr_number"], f"@{author} `{command['text']}` refused: {outcome.refusal}.")
         done.append(name)
     return {"commands": done}
 
 
 def _freeze_command(ctx: Context, api: GitHubApi, target: dict[str, Any], name: str, actor: str,
-                    hours: float | None) -> Outcome:
-    """Accept or revoke on the pull request's current head, then update its check run."""
+                    hours: float | None, acknowledge: Callable[[], None] = lambda: None) -> Outcome:
+    """Accept or revoke on the pull request's current head, acknowledge it, then update its check run."""
     head = api.pull(target["pr_number"]).head_sha
     runs = [r for r in ctx.store.runs_for_pull(target["repo"], target["pr_number"])
             if r.head_sha == head and r.status == "completed" and r.check_run_id]
@@ -360,6 +360,7 @@ def _freeze_command(ctx: Context, api: GitHubApi, target: dict[str, Any], name: 
     else:
         outcome = ledger.revoke(repo=run.repo, pr_number=run.pr_number, actor=actor)
     if outcome.ok:
+        acknowledge()  # the person sees it was taken before the check run catches up
         rerender(ctx, api, run.id)
     return outcome
 
