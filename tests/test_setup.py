@@ -191,16 +191,16 @@ def test_the_set_up_reaches_nothing_but_the_index_and_evaluations_see_its_output
     assert (missing.outcome, missing.reason.split("@")[0]) == ("fail", "raise:ModuleNotFoundError")
 
 
-def pypi_reachable() -> bool:
+def reachable(host: str) -> bool:
     try:
-        socket.create_connection(("pypi.org", 443), timeout=5).close()
+        socket.create_connection((host, 443), timeout=5).close()
         return True
     except OSError:
         return False
 
 
 def test_a_requirements_file_is_installed_from_the_real_index(checkout, cache):
-    if not pypi_reachable():
+    if not reachable("pypi.org"):
         pytest.skip("pypi.org is not reachable from this machine")
     (checkout / "requirements.txt").write_text("six==1.16.0\n")
     (checkout / "tests" / "properties" / "test_six.py").write_text(
@@ -212,6 +212,21 @@ def test_a_requirements_file_is_installed_from_the_real_index(checkout, cache):
     assert set(env.reached) <= {"pypi.org:443", "files.pythonhosted.org:443"} and env.reached  # where it went
     result = PropertyRunner(directory, "tests/properties/test_six.py::prop_six_is_there", "1",
                             Sandbox("bwrap"), environment=env.path)({})
+    assert result.outcome == "pass", result
+
+
+def test_a_node_package_installs_when_the_operator_allows_its_registry(checkout, cache, monkeypatch):
+    # a non-Python repository: the set-up runs npm, the property is a runner-protocol command
+    if shutil.which("npm") is None or not reachable("registry.npmjs.org"):
+        pytest.skip("npm or registry.npmjs.org is not available here")
+    monkeypatch.setenv("WITNESS_SETUP_HOSTS", "registry.npmjs.org")
+    directory = stage(checkout)
+    step = SetupStep(None, ("sh", "-c", 'npm install --no-audit --no-fund --prefix "$WITNESS_ENV" is-number@7.0.0'), 300)
+    env = prepare(step, checkout=directory, patch_digest="npm", sandbox=Sandbox("bwrap"), cache=cache)
+    assert env.reached.get("registry.npmjs.org:443")
+    command = ("sh", "-c", 'NODE_PATH="$WITNESS_ENV/node_modules" node -e '
+                           '"process.exit(require(\'is-number\')(Number(process.env.WITNESS_SEED)) ? 0 : 1)"')
+    result = PropertyRunner(directory, "is-number", "5", Sandbox("bwrap"), command=command, environment=env.path)({})
     assert result.outcome == "pass", result
 
 

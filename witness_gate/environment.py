@@ -203,7 +203,7 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox,
     bundle = next((b for b in CA_BUNDLES if os.path.exists(b)), None)
     if bundle:  # public CA certificates (their folder only, not /etc/ssl/private), so TLS to the index verifies
         mounts.append(Mount(Path(bundle).parent, str(Path(bundle).parent)))
-        env.update(SSL_CERT_FILE=bundle, PIP_CERT=bundle, REQUESTS_CA_BUNDLE=bundle)
+        env.update(SSL_CERT_FILE=bundle, PIP_CERT=bundle, REQUESTS_CA_BUNDLE=bundle, NODE_EXTRA_CA_CERTS=bundle)
     argv = [sandbox.python, "-B", "-m", "witness_gate.netshim", sandbox.seen(socket_mount), "--",
             *step.argv(sandbox.python, env_seen)]
     limits = replace(SETUP_LIMITS, cpu_seconds=math.ceil(step.timeout_seconds) + 1)
