@@ -117,6 +117,18 @@ def prop_big_file(p):
         return True
     return "LEAK:wrote-512MiB"
 
+def prop_fills_tmp_and_scratch_with_many_files(p):
+    written = 0
+    for folder in ("/tmp", "/scratch"):
+        for i in range(64):  # 64 files of 32 MiB: each file is under the file-size limit, together 2 GiB
+            try:
+                with open(f"{folder}/fill{i}", "wb") as f:
+                    f.write(b"\0" * (32 * 1024**2))
+                written += 32
+            except OSError:
+                break
+    return True if written <= 2 * 256 else "LEAK:wrote-%dMiB" % written
+
 def prop_nested_namespace(p):
     try:
         done = subprocess.run(["/usr/bin/unshare", "--user", "--map-root-user", "id"], capture_output=True)
@@ -171,7 +183,7 @@ NAMES = [
     "prop_reads_env_secret", "prop_reads_secret_files", "prop_sees_host_paths", "prop_connects_by_loopback",
     "prop_connects_by_host_address", "prop_resolves_and_reaches_out", "prop_writes_outside_scratch",
     "prop_fork_bomb", "prop_allocates_too_much", "prop_hangs", "prop_floods_stdout", "prop_leaves_a_daemon",
-    "prop_big_file", "prop_nested_namespace",
+    "prop_big_file", "prop_nested_namespace", "prop_fills_tmp_and_scratch_with_many_files",
 ]
 
 

@@ -36,7 +36,7 @@ CA_BUNDLES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundl
 LOG_TAIL = 4000
 KEEP_SECONDS = 24 * 3600  # unused environments older than this are removed when a new one is built
 SETUP_LIMITS = Limits(memory_bytes=4 * 1024**3, file_bytes=1024**3, open_files=1024, processes=64,
-                      output_bytes=4 * 1024**2)
+                      output_bytes=4 * 1024**2, space_bytes=4 * 1024**3)  # room to unpack a large wheel in /tmp
 
 
 class SetupFailed(Exception):
@@ -209,7 +209,8 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox,
     limits = replace(SETUP_LIMITS, cpu_seconds=math.ceil(step.timeout_seconds) + 1)
     try:
         with EgressProxy(proxy_socket, hosts, owner=identity.uid, upstream=upstream) as proxy:
-            argv, env, cwd = sandbox.wrap(argv, repo=checkout, scratch=scratch, env=env, mounts=tuple(mounts))
+            argv, env, cwd = sandbox.wrap(argv, repo=checkout, scratch=scratch, env=env, mounts=tuple(mounts),
+                                          limits=limits)
             started = time.monotonic()
             try:
                 proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -97,8 +97,9 @@ class PropertyRunner:
             env["WITNESS_RESULT"] = f"{self.sandbox.seen(mounts[-1])}/{verdict_name}"
         else:
             argv = list(self.command)
-        argv, env, cwd = self.sandbox.wrap(argv, repo=self.repo, scratch=scratch, env=env, mounts=mounts)
         limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
+        argv, env, cwd = self.sandbox.wrap(argv, repo=self.repo, scratch=scratch, env=env, mounts=mounts,
+                                           limits=limits)
         started = time.monotonic()
         try:
             proc = subprocess.Popen(

@@ -24,7 +24,8 @@ from pathlib import Path
 MODES = ("auto", "bwrap", "none")
 HARNESS_FILES = ("__init__.py", "contracts.py", "harness.py", "netshim.py")  # all the sandbox sees of the gate
 REPO_MOUNT = "/repo"
-SCRATCH_MOUNT = "/scratch"
+SCRATCH_MOUNT = "/scratch"  # HOME: a size-capped tmpfs of its own, like /tmp
+INPUT_MOUNT = "/input"  # what the gate hands in (the fixture), read-only
 GATE_MOUNT = "/opt/witness-gate"
 ENV_MOUNT = "/env"  # the per-head environment the set-up phase built
 VERDICT_MOUNT = "/verdict"  # where the harness writes its verdict, under a name it alone is told
@@ -53,6 +54,7 @@ class Limits:
     open_files: int = 256
     processes: int = 64  # per sandbox uid; enforced only when the gate runs as root and drops to it
     output_bytes: int = 1024**2  # per stream; more is a transport fault
+    space_bytes: int = 256 * 1024**2  # each of /tmp and /scratch, memory-backed: many files cannot fill a disk
 
 
 def _is_root() -> bool:
@@ -214,11 +216,13 @@ class Sandbox:
         return box
 
     def wrap(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str],
-             mounts: tuple[Mount, ...] = ()) -> tuple[list[str], dict[str, str], str]:
+             mounts: tuple[Mount, ...] = (), limits: Limits | None = None) -> tuple[list[str], dict[str, str], str]:
         """(argv, environment, working directory) for the process to start.
 
-        The gate's harness always comes first on PYTHONPATH, so nothing a set-up installs can shadow it.
+        `scratch` holds what the gate hands in; under bubblewrap it is read-only at /input, and the
+        process writes only to /tmp and /scratch, two tmpfs capped at `limits.space_bytes` each.
         """
+        space = str((limits or Limits()).space_bytes)
         gate = str(stage_root() / "gate")
         extra_path = [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []
         if self.mode == "none":
@@ -242,20 +246,21 @@ class Sandbox:
             "--symlink", "usr/sbin", "/sbin",
             "--proc", "/proc",
             "--dev", "/dev",
-            "--tmpfs", "/tmp",
+            "--size", space, "--tmpfs", "/tmp",
         ]
         for prefix in _interpreter_dirs(self.python):
             args += ["--ro-bind", prefix, prefix]
         args += [
             "--ro-bind", gate, GATE_MOUNT,
             "--ro-bind", str(repo), REPO_MOUNT,
-            "--bind", str(scratch), SCRATCH_MOUNT,
+            "--size", space, "--tmpfs", SCRATCH_MOUNT,
+            "--ro-bind", str(scratch), INPUT_MOUNT,
         ]
         for mount in mounts:
             args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
         args += [
             "--chdir", REPO_MOUNT,
-            "--remount-ro", "/",  # the sandbox's own root too: only /tmp and the scratch take writes
+            "--remount-ro", "/",  # the sandbox's own root too: only /tmp, /scratch and writable mounts take writes
         ]
         for key, value in sorted(inner.items()):
             args += ["--setenv", key, value]
@@ -266,8 +271,8 @@ class Sandbox:
         return mount.target if self.mode == "bwrap" else str(mount.source)
 
     def scratch_path(self, scratch: Path, name: str) -> str:
-        """A scratch file's path as the sandboxed process sees it."""
-        return f"{SCRATCH_MOUNT}/{name}" if self.mode == "bwrap" else str(scratch / name)
+        """A file the gate put in `scratch`, as the sandboxed process sees it."""
+        return f"{INPUT_MOUNT}/{name}" if self.mode == "bwrap" else str(scratch / name)
 
     def preexec(self, limits: Limits) -> Callable[[], None]:
         """Set the limits (as root, so hard limits stick), then drop to the sandbox uid."""
