@@ -12,15 +12,15 @@ from witness_gate import gitrepo, local, sandbox as sandboxes
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError
 from witness_gate.config import ConfigError
-from witness_gate.files import write_json_atomic
+from witness_gate.egress import DEFAULT_INDEX_HOSTS, HOSTS_ENV
+from witness_gate.files import CACHE_ENV, write_json_atomic
 from witness_gate.labels import classify, split_paths
 from witness_gate.lock import LockError, load_pinned, pin, read_lock, write_lock
 from witness_gate.records import ATTEMPT_SUFFIX, RecordError, load_attempts, read_witness
-from witness_gate.egress import HOSTS_ENV
 from witness_gate.report import print_report, reporter_for, results_json
 from witness_gate.verdict import Split, decide_property, exit_code, overall_label, proposed_expiry
 
-EXIT_OK, EXIT_BLOCK, EXIT_USAGE, EXIT_PERSON = 0, 1, 2, 3
+EXIT_OK, EXIT_BLOCK, EXIT_USAGE = 0, 1, 2  # 3, "needs a person", comes from verdict.exit_code
 INPUT_ERRORS = (local.InputError, ConfigError, LockError, RecordError, CanonicalError,
                 sandboxes.SandboxUnavailable, gitrepo.GitError)
 
@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="The whole gate between two commits: .witness.yml and the fixtures come from "
                                    "BASE, the code from HEAD. If .witness.yml has a setup: section, it runs once per "
                                    "head first, in the sandbox, reaching only the package index "
-                                   f"(${HOSTS_ENV}); the environment is kept under $WITNESS_CACHE/witness-envs.",
+                                   f"(${HOSTS_ENV}); the environment is kept under ${CACHE_ENV}/witness-envs.",
                        epilog=SETUP_EPILOG)
     p.add_argument("--repo", default=".", help="the repository (default: .)")
     p.add_argument("--base", help="base commit (default: merge base with main/master, else HEAD~1)")
@@ -126,8 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-SETUP_EPILOG = ("environment: WITNESS_SETUP_HOSTS (hosts a setup: step may reach; default "
-                "pypi.org,files.pythonhosted.org), WITNESS_CACHE (where per-head environments are kept), "
+SETUP_EPILOG = (f"environment: {HOSTS_ENV} (hosts a setup: step may reach; default "
+                f"{','.join(DEFAULT_INDEX_HOSTS)}), {CACHE_ENV} (where per-head environments are kept), "
                 "WITNESS_SANDBOX_UID and WITNESS_SANDBOX_PYTHON (when run as root)")
 
 

@@ -26,11 +26,10 @@ from pathlib import Path
 from witness_gate.canonical import canonical_bytes, sha256_hex
 from witness_gate.config import Config
 from witness_gate.egress import HOSTS_ENV, EgressProxy, Upstream, index_hosts, upstream_proxy
-from witness_gate.files import unsafe_cache, write_json_atomic
+from witness_gate.files import CACHE_ENV, cache_root, unsafe_cache, write_json_atomic
 from witness_gate.runner import collect
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, stage_root
 
-CACHE_ENV = "WITNESS_CACHE"  # shared with the worker's checkouts
 SOCKET_MOUNT = "/run/witness/egress.sock"
 CA_BUNDLES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt")
 LOG_TAIL = 4000
@@ -57,7 +56,7 @@ class SetupFailed(Exception):
         if self.kind == "timeout":
             return "It ran past setup.timeout_seconds: raise that on the base branch, or make the set-up faster."
         if self.kind == "output_limit":
-            return "It printed more than 4 MiB: make it quieter (pip -q)."
+            return f"It printed more than {SETUP_LIMITS.output_bytes // 1024**2} MiB: make it quieter (pip -q)."
         if "is not a package index the set-up may reach" in self.detail:
             return f"It asked for a host the egress proxy refuses; the operator's {HOSTS_ENV} decides which it may reach."
         if self.kind in ("cache", "proxy", "sandbox"):
@@ -141,7 +140,7 @@ def environment_key(step: SetupStep, patch_digest: str, sandbox: Sandbox, hosts:
 
 
 def default_cache() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or tempfile.gettempdir()) / "witness-envs"
+    return cache_root() / "witness-envs"
 
 
 def prepare(step: SetupStep, *, checkout: Path, patch_digest: str, sandbox: Sandbox, cache: Path,

@@ -25,10 +25,18 @@ def write_json_atomic(path: str | Path, value: Any) -> Path:
     return path
 
 
+CACHE_ENV = "WITNESS_CACHE"
+
+
+def cache_root() -> Path:
+    """Where checkouts and set-up environments are kept: $WITNESS_CACHE, else the system temp directory."""
+    return Path(os.environ.get(CACHE_ENV) or tempfile.gettempdir())
+
+
 def unsafe_cache(path: Path) -> str:
     """Why `path` cannot hold cached work safely, or '': another owner, or writable by others, could plant it."""
     st = path.stat()
     if st.st_uid != os.geteuid() or st.st_mode & 0o022:
         return (f"{path} belongs to uid {st.st_uid} or is writable by others, so what is cached in it could be "
-                "planted; point WITNESS_CACHE at a directory of your own")
+                f"planted; point {CACHE_ENV} at a directory of your own")
     return ""

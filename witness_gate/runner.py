@@ -86,12 +86,12 @@ class PropertyRunner:
             mounts = (Mount(self.environment, ENV_MOUNT),)
             seen = self.sandbox.seen(mounts[0])
             env.update(WITNESS_ENV=seen, PATH=f"{seen}/bin:{env['PATH']}")
+            # the harness puts it on sys.path itself, once its verdict path is hidden: on PYTHONPATH a
+            # sitecustomize.py from the set-up would run before the harness and could write the verdict
             if self.command is not None:
                 env["PYTHONPATH"] = seen
-            # the harness adds it itself, after it has hidden its verdict path: on PYTHONPATH a
-            # sitecustomize.py from the set-up would run before the harness and could write the verdict
-        verdict_name = f"{secrets.token_hex(16)}.json"  # not a fixed path that the code under test could write
         if self.command is None:
+            verdict_name = f"{secrets.token_hex(16)}.json"  # not a fixed path the code under test could write
             argv = [self.sandbox.python, "-B", "-m", "witness_gate.harness"]
             mounts += (Mount(box, VERDICT_MOUNT, writable=True),)
             env["WITNESS_RESULT"] = f"{self.sandbox.seen(mounts[-1])}/{verdict_name}"

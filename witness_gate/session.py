@@ -92,7 +92,7 @@ class GateRun:
             seed=lock.seed if lock else "",
         )
         holds = self.extra_holds + self.setup.holds
-        notes = [*(n for n in (*self.notes, self.setup.note, pinned.problem, target.contract_problem) if n)]
+        notes = [n for n in (*self.notes, self.setup.note, pinned.problem, target.contract_problem) if n]
         if not self.patch_digest:
             notes.append("no patch digest: run inside a git repository so the code under test can be hashed")
         evidence = None

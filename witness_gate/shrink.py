@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from witness_gate.canonical import canonical_bytes, sha256_hex
+from witness_gate.canonical import canonical_bytes, sha256_hex, shortlex_key
 from witness_gate.gate import shrink_until_local_stop
 
 __all__ = ["ShrinkResult", "Shrinker", "shrink", "shrink_until_local_stop", "single_deletions"]
@@ -71,7 +71,7 @@ class Shrinker:
         self.cache: dict[str, Reason] = {}
         self.steps = 0
         self.current = payload
-        self.current_key = _key(payload)
+        self.current_key = shortlex_key(payload)
 
     # -- the one door every candidate goes through -------------------------------------
     def reason_of(self, value: Any, raw: bytes | None = None) -> Reason:
@@ -83,7 +83,7 @@ class Shrinker:
         return self.cache[digest]
 
     def would_accept(self, candidate: Any) -> bool:
-        key = _key(candidate)
+        key = shortlex_key(candidate)
         return key < self.current_key and self.reason_of(candidate, key[1]) == self.target
 
     def consider(self, candidate: Any) -> bool:
@@ -94,7 +94,7 @@ class Shrinker:
             # a further failing reduction exists, so this is a cut-off, not a local stop
             raise _BudgetSpent
         self.current = candidate
-        self.current_key = _key(candidate)
+        self.current_key = shortlex_key(candidate)
         self.steps += 1
         return True
 
@@ -305,11 +305,6 @@ def shrink(
 
 
 # -- helpers over JSON trees ---------------------------------------------------------------
-def _key(value: Any) -> tuple[int, bytes]:
-    raw = canonical_bytes(value)
-    return (len(raw), raw)
-
-
 def _get(value: Any, path: Path) -> Any:
     for part in path:
         try:

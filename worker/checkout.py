@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import fcntl
 import io
-import os
 import shutil
 import subprocess
 import tarfile
-import tempfile
 from pathlib import Path
 
 from witness_gate import gitrepo
-from witness_gate.files import unsafe_cache
+from witness_gate.files import cache_root, unsafe_cache
 from witness_gate.sandbox import make_readable
 from worker.github_api import GitHubApi
 
-CACHE = Path(os.environ.get("WITNESS_CACHE", tempfile.gettempdir())) / "witness-checkouts"
+CACHE = cache_root() / "witness-checkouts"
 
 
 class CheckoutError(RuntimeError):

@@ -235,17 +235,18 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
     sandbox, holds, note = ctx.sandbox()
     if run.details.get("patch_mismatch"):
         holds += ("patch_mismatch",)
+    reporter = _LogReporter(run_id)
     setup = SetupOutcome()
     if not holds:  # the set-up runs the head's code too: only in the sandbox, only on the exact code
         setup = set_up(config, checkout=directory, patch_digest=run.patch_digest, sandbox=sandbox,
-                       cache=default_cache(), say=_LogReporter(run_id).say)
+                       cache=default_cache(), say=reporter.say)
     split = Split(**run.details["split"])
     out = Path(tempfile.mkdtemp(prefix="witness-records-"))
     try:
         ledger = Ledger(ctx.store)
         ledger.expire_due()
         gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, out,
-                       _LogReporter(run_id), extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
+                       reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
                        notes=(note,) if note else ())
         result = gate.gate_one(prop, _pin_from_base(api, run.base_sha, config, prop.assertion_id))
     finally:
