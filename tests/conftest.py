@@ -13,6 +13,62 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+_SERVICES: dict = {}
+
+
+def pytest_configure(config):
+    """Every run owns its services: a Redis of its own on a free port, and a fresh PostgreSQL database
+    when WITNESS_TEST_DATABASE_URL names a server, so two runs on one machine never touch each other's data."""
+    import shutil
+    import tempfile
+    import time
+    import uuid
+
+    if not os.environ.get("WITNESS_TEST_REDIS_URL") and shutil.which("redis-server"):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        folder = tempfile.mkdtemp(prefix="witness-test-redis-")
+        proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                 "--appendonly", "no", "--dir", folder], stdout=subprocess.DEVNULL)
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        _SERVICES["redis"] = (proc, folder)
+        os.environ["WITNESS_TEST_REDIS_URL"] = f"redis://127.0.0.1:{port}/9"
+    url = os.environ.get("WITNESS_TEST_DATABASE_URL", "")
+    if url.startswith("postgresql") and "witness_run_" not in url:
+        from sqlalchemy import create_engine, text
+
+        name = f"witness_run_{uuid.uuid4().hex[:12]}"
+        server = create_engine(url, isolation_level="AUTOCOMMIT")
+        with server.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        server.dispose()
+        _SERVICES["database"] = (url, name)
+        os.environ["WITNESS_TEST_DATABASE_URL"] = url.rsplit("/", 1)[0] + "/" + name
+
+
+def pytest_unconfigure(config):
+    import shutil
+
+    if "redis" in _SERVICES:
+        proc, folder = _SERVICES.pop("redis")
+        proc.terminate()
+        proc.wait(timeout=10)
+        shutil.rmtree(folder, ignore_errors=True)
+    if "database" in _SERVICES:
+        from sqlalchemy import create_engine, text
+
+        url, name = _SERVICES.pop("database")
+        server = create_engine(url, isolation_level="AUTOCOMMIT")
+        with server.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        server.dispose()
+
 
 class GitRepo:
     def __init__(self, path: Path) -> None:
