@@ -15,7 +15,6 @@ import math
 import os
 import shutil
 import stat
-import subprocess
 import tempfile
 import time
 from collections import Counter
@@ -27,10 +26,10 @@ from witness_gate.canonical import canonical_bytes, sha256_hex
 from witness_gate.config import Config
 from witness_gate.egress import HOSTS_ENV, EgressProxy, Upstream, index_hosts, upstream_proxy
 from witness_gate.files import CACHE_ENV, cache_root, unsafe_cache, write_json_atomic
-from witness_gate.runner import collect
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, stage_root
 
 SOCKET_MOUNT = "/run/witness/egress.sock"
+KEEP_MOUNT = "/run/witness/keep"  # the host directory that keeps the environment once the set-up is done
 CA_BUNDLES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt")
 LOG_TAIL = 4000
 KEEP_SECONDS = 24 * 3600  # unused environments older than this are removed when a new one is built
@@ -81,7 +80,7 @@ class SetupStep:
     def argv(self, python: str, env_seen: str) -> list[str]:
         if self.command:
             return list(self.command)
-        return [python, "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
+        return [python, "-P", "-s", "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
                 "--no-warn-script-location", "--target", env_seen, "-r", str(self.requirements)]
 
     def describe(self) -> str:
@@ -193,45 +192,38 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox,
     sockets = Path(tempfile.mkdtemp(prefix="egress-", dir=stage_root()))
     sockets.chmod(0o711)
     proxy_socket = sockets / "egress.sock"
-    env_mount = Mount(target, ENV_MOUNT, writable=True)
     socket_mount = Mount(proxy_socket, SOCKET_MOUNT)
-    mounts = [env_mount, socket_mount]
-    env_seen = sandbox.seen(env_mount)
+    shim = [sandbox.python, "-P", "-s", "-B", sandbox.gate_file("netshim.py")]
+    if sandbox.mode == "bwrap":  # the set-up writes a capped tmpfs; the shim copies it out when it is done
+        mounts = [Mount(None, ENV_MOUNT, writable=True, size=SETUP_LIMITS.space_bytes),
+                  Mount(target, KEEP_MOUNT, writable=True), socket_mount]
+        shim += ["--copy-to", KEEP_MOUNT]
+        env_seen = ENV_MOUNT
+    else:
+        mounts, env_seen = [Mount(target, ENV_MOUNT, writable=True), socket_mount], str(target)
     env = {"PATH": f"{env_seen}/bin:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "WITNESS_ENV": env_seen,
            "PYTHONPATH": env_seen, "PIP_NO_CACHE_DIR": "1"}
     bundle = next((b for b in CA_BUNDLES if os.path.exists(b)), None)
     if bundle:  # public CA certificates (their folder only, not /etc/ssl/private), so TLS to the index verifies
         mounts.append(Mount(Path(bundle).parent, str(Path(bundle).parent)))
         env.update(SSL_CERT_FILE=bundle, PIP_CERT=bundle, REQUESTS_CA_BUNDLE=bundle, NODE_EXTRA_CA_CERTS=bundle)
-    argv = [sandbox.python, "-B", "-m", "witness_gate.netshim", sandbox.seen(socket_mount), "--",
-            *step.argv(sandbox.python, env_seen)]
+    argv = [*shim, sandbox.seen(socket_mount), "--", *step.argv(sandbox.python, env_seen)]
     limits = replace(SETUP_LIMITS, cpu_seconds=math.ceil(step.timeout_seconds) + 1)
     try:
         with EgressProxy(proxy_socket, hosts, owner=identity.uid, upstream=upstream) as proxy:
-            argv, env, cwd = sandbox.wrap(argv, repo=checkout, scratch=scratch, env=env, mounts=tuple(mounts),
-                                          limits=limits)
-            started = time.monotonic()
-            try:
-                proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, start_new_session=True,
-                                        preexec_fn=sandbox.preexec(limits))
-            except OSError as exc:
-                raise SetupFailed("start", f"could not start {argv[0]}: {exc.strerror}") from None
-            stdout, stderr, fault = collect(proc, started + step.timeout_seconds, limits.output_bytes)
+            done = sandbox.run(argv, repo=checkout, scratch=scratch, env=env, mounts=tuple(mounts), limits=limits,
+                               timeout=step.timeout_seconds)
             refused = [line for line in proxy.log if line.startswith("refused")]
             reached = dict(Counter(line.split(" ", 1)[1] for line in proxy.log if line.startswith("tunnel ")))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(sockets, ignore_errors=True)
-    log = (stdout + stderr).decode("utf-8", errors="replace")
+    log = (done.stdout + done.stderr).decode("utf-8", errors="replace")
     if refused:
         log += "\nwitness-gate egress proxy:\n" + "\n".join(refused[:20])
-    code = proc.returncode
-    if fault or code != 0:
+    if done.fault or done.code != 0:
         shutil.rmtree(target, ignore_errors=True)
-        kind = fault or (f"signal:{-code}" if code < 0 else f"exit:{code}")
-        if sandbox.mode == "bwrap" and code == 1 and log.startswith("bwrap: "):
-            kind = "sandbox"  # the sandbox itself could not start, not the set-up
+        kind = done.fault or (f"signal:{-done.code}" if done.code < 0 else f"exit:{done.code}")
         raise SetupFailed(kind, log[-LOG_TAIL:])
     _seal(target, identity.uid)
     return log, dict(sorted(reached.items()))

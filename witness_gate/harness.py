@@ -1,25 +1,44 @@
 """The Python harness: evaluates one property on one payload inside the sandbox (runner protocol).
 
-Environment in: WITNESS_PROPERTY (`<relpath>::<function>`), WITNESS_FIXTURE (canonical JSON of
-the payload), WITNESS_SEED, WITNESS_RESULT (where the verdict is written; removed from the
-environment before the property's module is imported), and WITNESS_ENV (the set-up's output, put on
-sys.path here rather than on PYTHONPATH, so nothing in it runs before this harness). Exit 0 pass; exit 1 fail with the reason
-as the last stdout line; exit 3 no verdict (the module did not import, the return value was not
-a verdict). The working directory is the repository root.
+The runner starts it as `python -P -s -B <gate>/witness_gate/harness.py`: neither the working
+directory nor a user site is on sys.path, so nothing from the checkout runs before it, and the only
+PYTHON* variable is PYTHONHASHSEED (the pinned hash order). It imports the standard library only.
+
+Environment in: WITNESS_PROPERTY (`<relpath>::<function>`), WITNESS_FIXTURE (canonical JSON of the
+payload), WITNESS_SEED and WITNESS_ENV (the set-up's output). The verdict key arrives as the first
+line of stdin, which is read and replaced by /dev/null before any repository code is imported; the
+verdict goes to stdout as one line `<key> <json>`, so no file, environment block or argv in the
+sandbox names the channel. Exit 0 pass; exit 1 fail with the reason as the last stdout line; exit 3
+no verdict (the module did not import, the return value was not a verdict). The working directory
+is the repository root.
 """
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import json
 import os
 import random
-import site
 import sys
 import traceback
 
 EXIT_PASS, EXIT_FAIL, EXIT_NO_VERDICT = 0, 1, 3
 MAX_REASON = 200
+GATE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # holds this package's staged copy
+
+
+def clean_reason(text: str) -> str:
+    """One printable line: control, format and separator characters escaped as \\xNN or \\uNNNN."""
+    out = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        elif ord(ch) < 0x100:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+    return "".join(out)
 
 
 def reason_for_exception(exc: BaseException, root: str) -> str:
@@ -30,7 +49,8 @@ def reason_for_exception(exc: BaseException, root: str) -> str:
         path = os.path.realpath(frame.filename)
         if path.startswith(root):
             where = f"{path[len(root):]}:{frame.lineno}"
-    return f"raise:{type(exc).__name__}@{where}"
+    reason = clean_reason(f"raise:{type(exc).__name__[:80]}@{where}")
+    return reason if len(reason) <= MAX_REASON else "exit:1"
 
 
 def verdict_of(returned: object) -> tuple[str, str | None]:
@@ -43,17 +63,79 @@ def verdict_of(returned: object) -> tuple[str, str | None]:
         reason = returned.strip()
         if "\n" in reason or len(reason) > MAX_REASON:
             return "fail", "exit:1"  # the protocol's own fallback for an unusable reason line
-        return "fail", reason
+        reason = clean_reason(reason)
+        return "fail", reason if len(reason) <= MAX_REASON else "exit:1"
     return "no_verdict", (
-        f"the property returned {type(returned).__name__} {returned!r:.60}; return True or None "
-        "to pass, False or a short reason string to fail"
+        f"the property returned {type(returned).__name__} {clean_reason(repr(returned))[:60]}; return True or "
+        "None to pass, False or a short reason string to fail"
     )
+
+
+class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the source every time: bytecode beside or under the checkout is never read."""
+
+    def get_code(self, fullname):
+        return self.source_to_code(self.get_data(self.path), self.path)
+
+
+def _repository_hook(root: str):
+    """Directories inside the repository import source files only: no .pyc, no extension module."""
+    finder = importlib.machinery.FileFinder.path_hook((SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES))
+    root = os.path.realpath(root)
+
+    def hook(path: str):
+        real = os.path.realpath(path or ".")
+        if real == root or real.startswith(root + os.sep):
+            return finder(path)
+        raise ImportError("outside the repository")
+
+    return hook
+
+
+def arrange_path(root: str, environment: str) -> list[str]:
+    """The gate first, then the standard library, the repository, installed packages, the set-up's output.
+
+    Returns the lines of the environment's .pth files that were not followed (code lines never run).
+    """
+    sys.path.insert(0, GATE)
+    installed = next((i for i, p in enumerate(sys.path) if p.endswith(("site-packages", "dist-packages"))),
+                     len(sys.path))
+    sys.path[installed:installed] = [p for p in (root, os.path.join(root, "src")) if os.path.isdir(p)]
+    sys.path_hooks.insert(0, _repository_hook(root))
+    sys.path_importer_cache.clear()
+    skipped = []
+    if environment and os.path.isdir(environment):
+        sys.path.append(environment)
+        for name in sorted(os.listdir(environment)):
+            if name.endswith(".pth"):
+                skipped += _follow_pth(os.path.join(environment, name), environment)
+    return skipped
+
+
+def _follow_pth(path: str, base: str) -> list[str]:
+    """Directories a .pth names join sys.path; its `import` lines, which site would run, do not run."""
+    skipped = []
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return [f"{os.path.basename(path)}: unreadable"]
+    for line in lines:
+        line = line.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith(("import ", "import\t")):
+            skipped.append(f"{os.path.basename(path)}: {line[:80]}")
+            continue
+        folder = os.path.abspath(os.path.join(base, line))
+        if os.path.isdir(folder) and folder not in sys.path:
+            sys.path.append(folder)
+    return skipped
 
 
 def _load(relpath: str, function: str):
-    spec = importlib.util.spec_from_file_location(
-        "witness_property_" + relpath.replace("/", "_").removesuffix(".py"), relpath
-    )
+    name = "witness_property_" + relpath.replace("/", "_").removesuffix(".py")
+    spec = importlib.util.spec_from_file_location(name, relpath, loader=SourceOnlyLoader(name, relpath))
     if spec is None or spec.loader is None:
         raise ImportError(f"{relpath} is not a Python module")
     module = importlib.util.module_from_spec(spec)
@@ -65,29 +147,52 @@ def _load(relpath: str, function: str):
     return prop
 
 
-def _write(path: str | None, verdict: dict) -> None:
-    if path:
-        with open(path, "w", encoding="utf-8") as handle:
-            json.dump(verdict, handle)
+def read_key() -> str:
+    """The verdict key from stdin's first line; stdin then becomes /dev/null, so nothing after us reads it."""
+    data = b""
+    while b"\n" not in data and len(data) < 256:
+        chunk = os.read(0, 256 - len(data))
+        if not chunk:
+            break
+        data += chunk
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    return data.split(b"\n", 1)[0].decode("ascii", errors="replace").strip()
+
+
+class Channel:
+    """Where the verdict goes: stdout as it was before the property ran, one line behind the key."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.fd = os.dup(1)  # the property may rebind sys.stdout or fd 1; this copy still reaches the gate
+
+    def send(self, verdict: dict) -> None:
+        line = f"\n{self.key} {json.dumps(verdict, sort_keys=True)}\n".encode("utf-8")
+        try:
+            while line:
+                line = line[os.write(self.fd, line):]
+        except OSError:
+            pass  # closed by the property: no verdict, a transport fault
 
 
 def main() -> int:
+    key = read_key()
     selector = os.environ.get("WITNESS_PROPERTY", "")
     fixture = os.environ.get("WITNESS_FIXTURE", "")
     seed = os.environ.get("WITNESS_SEED", "")
-    result_path = os.environ.pop("WITNESS_RESULT", None)
     relpath, _, function = selector.partition("::")
-    if not (relpath and function and fixture and seed):
-        print("witness harness: WITNESS_PROPERTY, WITNESS_FIXTURE and WITNESS_SEED are required",
-              file=sys.stderr)
+    if not (key and relpath and function and fixture and seed):
+        print("witness harness: a verdict key on stdin, WITNESS_PROPERTY, WITNESS_FIXTURE and WITNESS_SEED are "
+              "required", file=sys.stderr)
         return 2
+    channel = Channel(key)
+    del key
     root = os.getcwd()
-    for extra in (root, os.path.join(root, "src")):
-        if os.path.isdir(extra) and extra not in sys.path:
-            sys.path.insert(0, extra)
-    environment = os.environ.get("WITNESS_ENV", "")
-    if environment and os.path.isdir(environment):
-        site.addsitedir(environment)  # what the set-up installed, .pth files included; only now, not at startup
+    skipped = arrange_path(root, os.environ.get("WITNESS_ENV", ""))
+    for line in skipped:
+        print(f"witness harness: not run from the set-up's .pth files: {line}", file=sys.stderr)
     with open(fixture, encoding="utf-8") as handle:
         payload = json.load(handle)
     random.seed(seed)
@@ -95,7 +200,7 @@ def main() -> int:
         prop = _load(relpath, function)
     except BaseException as exc:  # noqa: BLE001 - any failure to import is no verdict
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        _write(result_path, {"outcome": "no_verdict", "kind": "import", "detail": detail})
+        channel.send({"outcome": "no_verdict", "kind": "import", "detail": detail[-2000:]})
         print(f"witness harness: cannot import {relpath}: {detail}", file=sys.stderr)
         return EXIT_NO_VERDICT
     try:
@@ -105,22 +210,27 @@ def main() -> int:
         traceback.print_exc(file=sys.stderr)
     else:
         outcome, reason = verdict_of(returned)
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - the property may have broken sys.stdout; the channel does not need it
+        pass
     if outcome == "no_verdict":
-        _write(result_path, {"outcome": outcome, "kind": "bad_return", "detail": reason})
+        channel.send({"outcome": outcome, "kind": "bad_return", "detail": reason})
         print(f"witness harness: {reason}", file=sys.stderr)
         return EXIT_NO_VERDICT
-    _write(result_path, {"outcome": outcome, "reason": reason})
+    channel.send({"outcome": outcome, "reason": reason})
     if outcome == "fail":
-        print(f"\n{reason}")
+        os.write(channel.fd, f"{reason}\n".encode("utf-8"))  # the protocol's reason line, for people
         return EXIT_FAIL
     return EXIT_PASS
 
 
 if __name__ == "__main__":
-    sys.stdout.flush()
     code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
     # skip interpreter teardown: atexit hooks and daemon threads of the property cannot change the verdict
     os._exit(code)

@@ -4,12 +4,18 @@ The sandbox has its own network namespace with nothing but loopback. Tools such 
 an HTTP proxy over TCP, so this forwards 127.0.0.1:<port> to the unix socket bound in from the
 host (`witness_gate.egress`), sets HTTPS_PROXY/HTTP_PROXY, and runs the set-up command.
 
-Usage: python -m witness_gate.netshim <socket> -- <command> [args...]
+With `--copy-to DEST` (under bubblewrap, where the set-up writes into a size-capped tmpfs), once the
+command has exited every other process of the sandbox is killed and the environment is copied to
+DEST, the host directory that keeps it: what reaches the host's disk is bounded by that tmpfs.
+
+Usage: python -P -s <gate>/witness_gate/netshim.py [--copy-to DEST] <socket> -- <command> [args...]
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -48,7 +54,24 @@ def _serve(listener: socket.socket, path: str) -> None:
         threading.Thread(target=_forward, args=(client, path), daemon=True).start()
 
 
+def _copy_out(source: str, dest: str) -> int:
+    """Stop whatever the set-up left running, then copy its environment out of the tmpfs."""
+    try:
+        os.kill(-1, signal.SIGKILL)  # every other process of this pid namespace: nothing writes while we copy
+    except OSError:
+        pass
+    try:
+        shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True)
+    except (OSError, shutil.Error) as exc:
+        print(f"witness-gate set-up: cannot keep the environment: {exc}", file=sys.stderr)
+        return 125
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    copy_to = None
+    if argv[:1] == ["--copy-to"] and len(argv) > 1:
+        copy_to, argv = argv[1], argv[2:]
     if len(argv) < 3 or argv[1] != "--":
         print(__doc__, file=sys.stderr)
         return 2
@@ -61,10 +84,13 @@ def main(argv: list[str]) -> int:
     env = {**os.environ, "HTTPS_PROXY": proxy, "HTTP_PROXY": proxy, "https_proxy": proxy, "http_proxy": proxy,
            "NO_PROXY": "", "no_proxy": ""}
     try:
-        return subprocess.call(command, env=env)
+        code = subprocess.call(command, env=env)
     except OSError as exc:
         print(f"witness-gate set-up: cannot start {command[0]}: {exc.strerror}", file=sys.stderr)
         return 127
+    if code == 0 and copy_to:
+        return _copy_out(os.environ["WITNESS_ENV"], copy_to)
+    return code
 
 
 if __name__ == "__main__":

@@ -7,11 +7,9 @@ fresh scratch directory per evaluation that only it can write.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 import resource
-import signal
 import shutil
 import subprocess
 import sys
@@ -21,6 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from witness_gate import seccomp
+from witness_gate.processes import Finished, become_subreaper, end_leftovers, start_and_collect
+
 MODES = ("auto", "bwrap", "none")
 HARNESS_FILES = ("__init__.py", "contracts.py", "harness.py", "netshim.py")  # all the sandbox sees of the gate
 REPO_MOUNT = "/repo"
@@ -28,7 +29,7 @@ SCRATCH_MOUNT = "/scratch"  # HOME: a size-capped tmpfs of its own, like /tmp
 INPUT_MOUNT = "/input"  # what the gate hands in (the fixture), read-only
 GATE_MOUNT = "/opt/witness-gate"
 ENV_MOUNT = "/env"  # the per-head environment the set-up phase built
-VERDICT_MOUNT = "/verdict"  # where the harness writes its verdict, under a name it alone is told
+SETTLED_NS = 946684800 * 10**9  # 2000-01-01: every evaluation sees the same atime and mtime everywhere
 DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
 WORKER_UID_BASE, WORKER_UID_SPAN = 0x70000000, 1 << 24  # each worker's evaluations get their own uid
 
@@ -41,9 +42,10 @@ class SandboxUnavailable(RuntimeError):
 class Mount:
     """A host path the sandboxed process sees at `target` (read-only unless `writable`)."""
 
-    source: Path
+    source: Path | None  # None: a fresh tmpfs of `size` bytes
     target: str
     writable: bool = False
+    size: int = 0
 
 
 @dataclass(frozen=True)
@@ -137,57 +139,21 @@ def make_readable(tree: Path) -> None:
                 os.chmod(path, 0o755 if mode & 0o111 else 0o644)
 
 
-PR_SET_CHILD_SUBREAPER = 36
+def settle(path: Path | str) -> None:
+    """Give every entry under `path` the same atime and mtime, and a ctime of now, before an evaluation.
 
-
-@functools.lru_cache(maxsize=1)
-def become_subreaper() -> bool:
-    """Make orphaned descendants of evaluations our children, so they can be killed and reaped.
-
-    bubblewrap's outer process exits before reaping its inner one, and a property may daemonize;
-    either way the orphan would otherwise go to PID 1, which in a container may never reap it
-    (and zombies of the sandbox uid count against its process limit).
+    An evaluation then cannot tell from timestamps how long ago the checkout, the harness or the
+    environment were staged, so the first of a series looks like every other (nothing is ever followed).
     """
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def _children() -> list[int]:
-    me = str(os.getpid())
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read().decode(errors="replace")
-        except OSError:
-            continue
-        # the command name may hold spaces and parentheses: fields resume after the last ')'
-        if stat[stat.rfind(")") + 2 :].split()[1] == me:
-            found.append(int(entry))
-    return found
-
-
-def end_leftovers(keep: set[int] = frozenset()) -> int:
-    """Kill and reap every child but `keep`: whatever an evaluation left behind. Returns how many."""
-    ended = 0
-    for pid in _children():
-        if pid in keep:
-            continue
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
-            os.waitpid(pid, 0)
-            ended += 1
-        except ChildProcessError:
-            pass
-    return ended
+    times = (SETTLED_NS, SETTLED_NS)
+    stack = [os.fspath(path)]
+    os.utime(stack[0], ns=times, follow_symlinks=False)
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                os.utime(entry.path, ns=times, follow_symlinks=False)
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
 
 
 @dataclass(frozen=True)
@@ -209,14 +175,42 @@ class Sandbox:
             os.chown(scratch, self.identity.uid, self.identity.gid)
         return scratch
 
-    def make_verdict_box(self) -> Path:
-        """A directory the sandbox uid may create a file in but not list: only who knows the name writes it."""
-        box = Path(tempfile.mkdtemp(prefix="verdict-", dir=stage_root()))
-        box.chmod(0o733)
-        return box
+    def gate_file(self, name: str) -> str:
+        """Where the sandboxed process finds one of the HARNESS_FILES."""
+        gate = GATE_MOUNT if self.mode == "bwrap" else str(stage_root() / "gate")
+        return f"{gate}/witness_gate/{name}"
+
+    def harness_argv(self) -> list[str]:
+        """The Python harness, started isolated: no working directory or user site on sys.path, no bytecode."""
+        return [self.python, "-P", "-s", "-B", self.gate_file("harness.py")]
+
+    def run(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str], limits: Limits,
+            timeout: float, mounts: tuple[Mount, ...] = (), stdin: bytes = b"") -> Finished:
+        """One process in the sandbox, as `wrap` builds it; bubblewrap's own failure is the fault "sandbox"."""
+        filter_fd = None
+        program = seccomp.program() if self.mode == "bwrap" else None
+        if program is not None:
+            filter_fd = seccomp.pipe_of(program)
+        try:
+            argv, env, cwd = self.wrap(argv, repo=repo, scratch=scratch, env=env, mounts=mounts, limits=limits,
+                                       seccomp_fd=filter_fd)
+            done = start_and_collect(argv, env=env, cwd=cwd, preexec=self.preexec(limits), timeout=timeout,
+                                     output_bytes=limits.output_bytes, stdin=stdin,
+                                     pass_fds=(filter_fd,) if filter_fd is not None else ())
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
+        if self.mode != "bwrap" or done.fault:
+            return done
+        if done.code == 1 and done.stderr.startswith(b"bwrap: "):
+            return Finished(done.stdout, done.stderr, "sandbox", done.code, done.seconds)
+        if done.code > 128:  # bubblewrap reports its child's death by signal N as exit 128+N
+            return Finished(done.stdout, done.stderr, None, 128 - done.code, done.seconds)
+        return done
 
     def wrap(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str],
-             mounts: tuple[Mount, ...] = (), limits: Limits | None = None) -> tuple[list[str], dict[str, str], str]:
+             mounts: tuple[Mount, ...] = (), limits: Limits | None = None,
+             seccomp_fd: int | None = None) -> tuple[list[str], dict[str, str], str]:
         """(argv, environment, working directory) for the process to start.
 
         `scratch` holds what the gate hands in; under bubblewrap it is read-only at /input, and the
@@ -224,11 +218,9 @@ class Sandbox:
         """
         space = str((limits or Limits()).space_bytes)
         gate = str(stage_root() / "gate")
-        extra_path = [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []
         if self.mode == "none":
-            inner = {**env, "PYTHONPATH": ":".join([gate, *extra_path]), "HOME": str(scratch), "TMPDIR": str(scratch)}
-            return argv, inner, str(repo)
-        inner = {**env, "PYTHONPATH": ":".join([GATE_MOUNT, *extra_path]), "HOME": SCRATCH_MOUNT, "TMPDIR": "/tmp"}
+            return argv, {**env, "HOME": str(scratch), "TMPDIR": str(scratch)}, str(repo)
+        inner = {**env, "HOME": SCRATCH_MOUNT, "TMPDIR": "/tmp"}
         args = [
             "bwrap",
             "--unshare-all",  # user, ipc, pid, net, uts, cgroup: no network at all
@@ -245,9 +237,12 @@ class Sandbox:
             "--symlink", "usr/bin", "/bin",
             "--symlink", "usr/sbin", "/sbin",
             "--proc", "/proc",
-            "--dev", "/dev",
+            "--dev", "/dev",  # itself a tmpfs of half the host's memory: remounted read-only below
+            "--size", space, "--tmpfs", "/dev/shm",
             "--size", space, "--tmpfs", "/tmp",
         ]
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
         for prefix in _interpreter_dirs(self.python):
             args += ["--ro-bind", prefix, prefix]
         args += [
@@ -257,10 +252,14 @@ class Sandbox:
             "--ro-bind", str(scratch), INPUT_MOUNT,
         ]
         for mount in mounts:
-            args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
+            if mount.source is None:
+                args += ["--size", str(mount.size), "--tmpfs", mount.target]
+            else:
+                args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
         args += [
             "--chdir", REPO_MOUNT,
-            "--remount-ro", "/",  # the sandbox's own root too: only /tmp, /scratch and writable mounts take writes
+            "--remount-ro", "/dev",  # device nodes still work; only /dev/shm, capped, takes files
+            "--remount-ro", "/",  # the sandbox's own root too: only the capped tmpfs and writable mounts take writes
         ]
         for key, value in sorted(inner.items()):
             args += ["--setenv", key, value]

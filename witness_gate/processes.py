@@ -1,0 +1,150 @@
+"""Starting one sandboxed process, reading its output under caps and a deadline, and leaving nothing behind.
+
+Evaluations and the set-up both start their process through `start_and_collect`; the gate is a child
+subreaper, so whatever the process leaves (bubblewrap's orphaned inner process, a daemon) comes back
+to it and is killed and reaped.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a process ended: `fault` is None, "timeout", "output_limit" or "start"; `code` < 0 is a signal."""
+
+    stdout: bytes
+    stderr: bytes
+    fault: str | None
+    code: int
+    seconds: float
+
+
+def start_and_collect(argv: list[str], *, env: dict[str, str], cwd: str, preexec: Callable[[], None],
+                      timeout: float, output_bytes: int, stdin: bytes = b"", pass_fds: tuple[int, ...] = ()
+                      ) -> Finished:
+    """Run `argv` with `stdin` written to it, until it exits, the deadline passes or a stream passes the cap."""
+    become_subreaper()
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec,
+                                pass_fds=pass_fds)
+    except OSError as exc:
+        return Finished(b"", f"could not start {argv[0]}: {exc.strerror}".encode(), "start", -1, 0.0)
+    try:
+        if stdin:
+            proc.stdin.write(stdin)  # a few bytes: the pipe's buffer takes them without blocking
+        proc.stdin.close()
+    except OSError:
+        pass  # it exited already; its exit says why
+    stdout, stderr, fault = collect(proc, started + timeout, output_bytes)
+    return Finished(stdout, stderr, fault, proc.returncode, time.monotonic() - started)
+
+
+def collect(proc: subprocess.Popen, deadline: float, cap: int) -> tuple[bytes, bytes, str | None]:
+    """Read both pipes until exit; kill the process group at the deadline or past the cap."""
+    buffers = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    fault = None
+    with selectors.DefaultSelector() as selector:
+        for stream in buffers:
+            selector.register(stream, selectors.EVENT_READ)
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                fault = "timeout"
+                break
+            for key, _ in selector.select(timeout=min(remaining, 0.5)):
+                chunk = os.read(key.fileobj.fileno(), 65536)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                buffers[key.fileobj] += chunk
+                if len(buffers[key.fileobj]) > cap:
+                    fault = "output_limit"
+            if fault:
+                break
+            if proc.poll() is not None and not selector.select(timeout=0):
+                break  # exited; a leftover child holding the pipes is killed below
+    if fault:
+        _kill_group(proc)
+    else:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            fault = "timeout"
+            _kill_group(proc)
+    _kill_group(proc)  # nothing the process started outlives it
+    proc.stdout.close()
+    proc.stderr.close()
+    proc.wait()
+    end_leftovers()  # orphans that left the group came to us as their subreaper
+    return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), fault
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@functools.lru_cache(maxsize=1)
+def become_subreaper() -> bool:
+    """Make orphaned descendants of evaluations our children, so they can be killed and reaped.
+
+    bubblewrap's outer process exits before reaping its inner one, and a property may daemonize;
+    either way the orphan would otherwise go to PID 1, which in a container may never reap it
+    (and zombies of the sandbox uid count against its process limit).
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _children() -> list[int]:
+    me = str(os.getpid())
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read().decode(errors="replace")
+        except OSError:
+            continue
+        # the command name may hold spaces and parentheses: fields resume after the last ')'
+        if stat[stat.rfind(")") + 2 :].split()[1] == me:
+            found.append(int(entry))
+    return found
+
+
+def end_leftovers(keep: set[int] = frozenset()) -> int:
+    """Kill and reap every child but `keep`: whatever an evaluation left behind. Returns how many."""
+    ended = 0
+    for pid in _children():
+        if pid in keep:
+            continue
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(pid, 0)
+            ended += 1
+        except ChildProcessError:
+            pass
+    return ended
