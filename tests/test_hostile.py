@@ -267,3 +267,403 @@ def test_the_probes_do_detect_a_leak_without_bubblewrap(hostile, listener, name,
                             timeout_seconds=4)(payload)
     assert (result.outcome, (result.reason or "")[: len(leak)]) == ("fail", leak)
     reached.clear()
+
+
+# -- records a patch or a person edited by hand --
+# The attack: `check` records a deterministic regression; half its witness replays are flipped to pass and
+# every stored total made to agree. `classify` re-decides from the rows, so without the record's mac it
+# would say flake, and `freeze` would write a freeze record. The control switches the check off.
+
+import json  # noqa: E402
+
+from test_records_auth import (  # noqa: E402
+    ASSERTION, attempt_path, classify_args, copy_records, forge_flake, freeze_args, regression_repo,
+)
+
+
+@pytest.fixture(scope="module")
+def gated_regression(tmp_path_factory):
+    return regression_repo(tmp_path_factory.mktemp("edited-records") / "repo")
+
+
+def test_replays_flipped_by_hand_are_refused_by_classify_and_freeze(gated_regression, tmp_path):
+    from conftest import run_cli
+
+    records = copy_records(gated_regression, tmp_path / "w")
+    rec = forge_flake(records)
+    done = run_cli(*classify_args(records), cwd=gated_regression.path)
+    assert done.returncode == 2, done.stdout
+    assert f"error: {attempt_path(records)}: its mac does not match: edited after the gate wrote it" in done.stderr
+    assert "flake" not in done.stdout
+    done = run_cli(*freeze_args(records, rec, tmp_path / "freeze.json"), cwd=gated_regression.path)
+    assert done.returncode == 2, done.stdout
+    assert f"{attempt_path(records)}: its mac does not match: edited after the gate wrote it" in done.stderr
+    assert not (tmp_path / "freeze.json").exists()
+
+
+def test_replays_flipped_by_hand_pass_as_a_flake_when_records_are_not_checked(gated_regression, tmp_path,
+                                                                              monkeypatch, capsys):
+    # the control: the same forgery, with the mac check switched off, is a flake and gets frozen
+    from witness_gate import cli, recordkey
+
+    monkeypatch.setattr(recordkey.Verifier, "check", lambda self, record, source: None)
+    monkeypatch.chdir(gated_regression.path)
+    records = copy_records(gated_regression, tmp_path / "w")
+    rec = forge_flake(records)
+    assert cli.main(classify_args(records)) == 3
+    assert f"{ASSERTION}: flake 2/4 -> flake" in capsys.readouterr().out
+    assert cli.main(freeze_args(records, rec, tmp_path / "freeze.json")) == 0
+    freeze = json.loads((tmp_path / "freeze.json").read_text())
+    assert (freeze["assertion_id"], freeze["failures"], freeze["runs"]) == (ASSERTION, 2, 4)
+
+
+# -- a checkout that stands in for the harness, the standard library or its own source --
+import importlib._bootstrap_external as _bytecode  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+from witness_gate import sandbox as sandboxes  # noqa: E402
+
+FORGER = (  # reads the verdict key the harness is told on stdin, answers pass, and leaves
+    "import os\n"
+    "key = os.read(0, 256).split(b'\\n')[0].decode()\n"
+    "os.write(1, ('\\n%s {\"outcome\": \"pass\"}\\n' % key).encode())\n"
+    "os._exit(0)\n"
+)
+REGRESSION = "def prop_total(p):\n    return 'wrong-total'\n"
+SHADOWS = {
+    "harness_package": {"witness_gate/__init__.py": "", "witness_gate/harness.py": FORGER},
+    "stdlib_module": {"random.py": FORGER, "json.py": FORGER, "traceback.py": FORGER},
+    "stdlib_in_src": {"src/random.py": FORGER, "src/importlib/__init__.py": FORGER},
+}
+
+
+def shadowed_checkout(tmp_path, files):
+    source = tmp_path / "shadow"
+    for rel, text in {"tests/properties/p.py": REGRESSION, **files}.items():
+        (source / rel).parent.mkdir(parents=True, exist_ok=True)
+        (source / rel).write_text(text)
+    return stage_directory(source)
+
+
+def old_harness_argv(self):
+    # as launched before this defence (`-m witness_gate.harness`): the working directory, the checkout, came first
+    return [self.python, "-B", "-c", "import sys, runpy; sys.path[:0] = ['', '/opt/witness-gate']; "
+            "runpy.run_module('witness_gate.harness', run_name='__main__')"]
+
+
+@pytest.mark.parametrize("shadow", sorted(SHADOWS))
+def test_a_checkout_cannot_stand_in_for_the_harness_or_the_standard_library(tmp_path, shadow):
+    checkout = shadowed_checkout(tmp_path, SHADOWS[shadow])
+    result = PropertyRunner(checkout, "tests/properties/p.py::prop_total", "1", Sandbox("bwrap"), timeout_seconds=10)({})
+    assert (result.outcome, result.reason) == ("fail", "wrong-total"), result.detail[-400:]
+
+
+@pytest.mark.parametrize("shadow", ["harness_package", "stdlib_module"])
+def test_started_the_old_way_the_shadow_forges_a_pass(tmp_path, shadow, monkeypatch):
+    # the control: with the working directory on sys.path, the checkout's module runs first and wins
+    monkeypatch.setattr(sandboxes.Sandbox, "harness_argv", old_harness_argv)
+    checkout = shadowed_checkout(tmp_path, SHADOWS[shadow])
+    result = PropertyRunner(checkout, "tests/properties/p.py::prop_total", "1", Sandbox("bwrap"), timeout_seconds=10)({})
+    assert result.outcome == "pass", result
+
+
+def planted_bytecode(tmp_path):
+    """A regression whose committed __pycache__ holds a passing build, stamped to match the settled source."""
+    source = tmp_path / "pyc"
+    (source / "tests" / "properties" / "__pycache__").mkdir(parents=True)
+    (source / "src" / "__pycache__").mkdir(parents=True)
+    (source / "tests" / "properties" / "p.py").write_text("from app import total\n\ndef prop_total(p):\n"
+                                                          "    return total() == 3 or 'wrong-total'\n")
+    (source / "src" / "app.py").write_text("def total():\n    return 4  # the regression\n")
+    tag = sys.implementation.cache_tag
+    for rel, honest in (("tests/properties/p.py", "def prop_total(p):\n    return True\n"),
+                        ("src/app.py", "def total():\n    return 3\n")):
+        size = (source / rel).stat().st_size
+        code = compile(honest, rel, "exec")
+        pyc = _bytecode._code_to_timestamp_pyc(code, sandboxes.SETTLED_NS // 10**9, size)
+        folder, name = rel.rsplit("/", 1)
+        (source / folder / "__pycache__" / f"{name[:-3]}.{tag}.pyc").write_bytes(pyc)
+    (source / "src" / "helper.pyc").write_bytes(_bytecode._code_to_timestamp_pyc(compile("X = 1", "h", "exec"), 0, 0))
+    checkout = Path(tempfile.mkdtemp(prefix="witness-pyc-"))
+    shutil.copytree(source, checkout, dirs_exist_ok=True)  # __pycache__ kept, as a checkout would carry it
+    make_readable(checkout)
+    return checkout
+
+
+def test_bytecode_committed_with_the_checkout_is_never_read(tmp_path):
+    checkout = planted_bytecode(tmp_path)
+    try:
+        result = PropertyRunner(checkout, "tests/properties/p.py::prop_total", "1", Sandbox("bwrap"))({})
+        assert (result.outcome, result.reason) == ("fail", "wrong-total"), result.detail[-400:]
+        # the control: Python's own loaders do pick the planted builds once the times match
+        sandboxes.settle(checkout)
+        probe = ("import sys, importlib.util as u; sys.path.insert(0, 'src'); "
+                 "s = u.spec_from_file_location('p', 'tests/properties/p.py'); m = u.module_from_spec(s); "
+                 "s.loader.exec_module(m); import helper; print(m.prop_total({}))")
+        done = subprocess.run([sys.executable, "-B", "-c", probe], cwd=checkout, capture_output=True, text=True)
+        assert done.stdout.strip() == "True", done.stderr
+    finally:
+        shutil.rmtree(checkout)
+
+
+# -- a verdict channel nothing inside the sandbox can find --
+FINDS_THE_CHANNEL = r'''
+import glob, os, re
+
+KEY = re.compile(("witness-" + "verdict-").encode() + rb"[0-9a-f]{32}")  # split, so this file does not match
+
+def _places():
+    for path in ["/proc/self/environ", "/proc/self/cmdline", "/proc/1/environ", "/proc/1/cmdline",
+                 *glob.glob("/proc/[0-9]*/environ"), *glob.glob("/proc/[0-9]*/cmdline"),
+                 *glob.glob("/proc/self/fd/*"), "/proc/self/mountinfo"]:
+        try:
+            with open(path, "rb") as f:
+                yield path, f.read(1 << 20)
+        except OSError:
+            pass
+    for top in ("/tmp", "/scratch", "/input", "/opt/witness-gate", "/repo", "/run", "/verdict"):
+        for folder, _, names in os.walk(top):
+            for name in names:
+                try:
+                    with open(os.path.join(folder, name), "rb") as f:
+                        yield name, name.encode() + f.read(1 << 16)
+                except OSError:
+                    pass
+    yield "environ", repr(dict(os.environ)).encode()
+    yield "stdin", os.read(0, 4096)
+
+def prop_total(p):
+    for where, data in _places():
+        found = KEY.search(data)
+        if found:
+            key = found.group().decode()
+            os.write(1, ("\n%s {\"outcome\": \"pass\"}\n" % key).encode())
+            os._exit(0)
+    return "wrong-total"
+'''
+
+
+def channel_checkout(tmp_path):
+    source = tmp_path / "channel"
+    (source / "tests" / "properties").mkdir(parents=True)
+    (source / "tests" / "properties" / "p.py").write_text(FINDS_THE_CHANNEL)
+    return stage_directory(source)
+
+
+def test_no_file_environment_block_or_argv_in_the_sandbox_names_the_verdict_channel(tmp_path):
+    result = PropertyRunner(channel_checkout(tmp_path), "tests/properties/p.py::prop_total", "1",
+                            Sandbox("bwrap"), timeout_seconds=20)({})
+    assert (result.outcome, result.reason) == ("fail", "wrong-total"), result.detail[-400:]
+
+
+def test_the_probe_forges_a_pass_once_the_key_is_in_the_environment(tmp_path, monkeypatch):
+    # the control: the same probe, with the key also in the environment block (as WITNESS_RESULT was)
+    run = sandboxes.Sandbox.run
+
+    def leaky(self, argv, **kwargs):
+        kwargs["env"] = {**kwargs["env"], "WITNESS_KEY": kwargs["stdin"].decode().strip()}
+        return run(self, argv, **kwargs)
+
+    monkeypatch.setattr(sandboxes.Sandbox, "run", leaky)
+    result = PropertyRunner(channel_checkout(tmp_path), "tests/properties/p.py::prop_total", "1",
+                            Sandbox("bwrap"), timeout_seconds=20)({})
+    assert result.outcome == "pass", result
+
+
+# -- caps on every writable place and on memory-backed files --
+FILLS = r'''
+import ctypes, mmap, os
+
+def prop_fills_dev_shm(p):
+    written = 0
+    for i in range(24):  # 24 files of 32 MiB, each under the file-size limit: 768 MiB if nothing caps it
+        try:
+            with open("/dev/shm/fill%d" % i, "wb") as f:
+                f.write(b"\0" * (32 * 1024**2))
+            written += 32
+        except OSError:
+            break
+    return True if written <= 256 else "LEAK:dev-shm-%dMiB" % written
+
+def prop_writes_dev(p):
+    try:
+        with open("/dev/planted", "wb") as f:
+            f.write(b"\0" * 1024)
+        return "LEAK:dev-writable"
+    except OSError:
+        return True
+
+def prop_memfd(p):
+    try:
+        fd = os.memfd_create("fill")
+    except OSError:
+        return True
+    os.close(fd)
+    return "LEAK:memfd"
+
+def prop_sysv_shm(p):
+    libc = ctypes.CDLL(None, use_errno=True)
+    shmid = libc.shmget(0, 64 * 1024**2, 0o1000 | 0o600)  # IPC_PRIVATE, IPC_CREAT
+    if shmid < 0:
+        return True
+    libc.shmctl(shmid, 0, None)  # IPC_RMID
+    return "LEAK:sysv-shm"
+'''
+
+
+@pytest.fixture(scope="module")
+def fills(tmp_path_factory):
+    source = tmp_path_factory.mktemp("fills")
+    (source / "tests" / "properties").mkdir(parents=True)
+    (source / "tests" / "properties" / "f.py").write_text(FILLS)
+    checkout = stage_directory(source)
+    yield checkout
+    shutil.rmtree(checkout)
+
+
+@pytest.mark.parametrize("name", ["prop_fills_dev_shm", "prop_writes_dev", "prop_memfd", "prop_sysv_shm"])
+def test_every_writable_place_has_a_cap_the_sandbox_enforces(fills, name):
+    result = PropertyRunner(fills, f"tests/properties/f.py::{name}", "1", Sandbox("bwrap"), timeout_seconds=20)({})
+    assert result.outcome in ("pass", "transport"), (result.reason, result.detail[-400:])
+
+
+@pytest.mark.parametrize("name, leak", [("prop_memfd", "LEAK:memfd"), ("prop_sysv_shm", "LEAK:sysv-shm")])
+def test_memory_backed_files_are_made_without_the_filter(fills, name, leak):
+    # the control: in a plain subprocess nothing refuses them
+    result = PropertyRunner(fills, f"tests/properties/f.py::{name}", "1", Sandbox("none"), timeout_seconds=20)({})
+    assert (result.outcome, result.reason) == ("fail", leak)
+
+
+def test_the_seccomp_filter_refuses_only_what_it_names():
+    from witness_gate import seccomp
+
+    program = seccomp.program("x86_64")
+    assert len(program) % 8 == 0 and seccomp.program("sparc") is None
+    ops = [program[i:i + 8] for i in range(0, len(program), 8)]
+    assert len(ops) == 4 + 1 + len(seccomp.REFUSED["x86_64"][1]) + 2  # arch, x32 and one check a call
+
+
+# -- evaluations that cannot tell each other apart --
+AGES = r'''
+import os, time
+
+def prop_ages(p):
+    now = time.time()
+    seen = []
+    for path in ("/repo", "/repo/src/app.py", "/repo/tests/properties/a.py", "/opt/witness-gate/witness_gate/harness.py",
+                 "/input/fixture.json", "/env", "/env/dep.py"):
+        try:
+            st = os.lstat(path)
+        except OSError:
+            seen.append("-")
+            continue
+        seen.append("%d/%d/%d" % (st.st_atime, st.st_mtime, round(now - st.st_ctime)))  # the age since staging
+    return " ".join(seen)
+'''
+
+
+def test_every_evaluation_of_a_series_sees_the_same_timestamps(tmp_path, monkeypatch):
+    source = tmp_path / "ages"
+    (source / "tests" / "properties").mkdir(parents=True)
+    (source / "src").mkdir()
+    (source / "src" / "app.py").write_text("X = 1\n")
+    (source / "tests" / "properties" / "a.py").write_text(AGES)
+    checkout = stage_directory(source)
+    environment = Path(tempfile.mkdtemp(prefix="witness-env-"))  # where the sandbox uid can reach it
+    (environment / "dep.py").write_text("Y = 2\n")
+    make_readable(environment)
+
+    def series(pause):
+        runner = PropertyRunner(checkout, "tests/properties/a.py::prop_ages", "1", Sandbox("bwrap"),
+                                environment=environment)
+        first = runner({})
+        time.sleep(pause)
+        later = runner({})
+        assert first.outcome == later.outcome == "fail", (first, later)
+        return first.reason, later.reason
+
+    first, later = series(2.2)
+    assert first == later and "-" not in first.split(), (first, later)
+    # the control: without settling, a later evaluation sees an older tree than the first did
+    monkeypatch.setattr("witness_gate.runner.settle", lambda path: None)
+    os.utime(checkout / "src" / "app.py")
+    first, later = series(2.2)
+    shutil.rmtree(environment)
+    assert first != later
+
+
+# -- the gate's own command line inside an untrusted checkout --
+def test_python_m_witness_gate_inside_a_checkout_never_imports_the_checkout(git_repo, tmp_path):
+    from conftest import run_cli
+
+    marker = tmp_path / "ran-on-the-host"
+    planted = f"open({str(marker)!r}, 'w').write('x')\n"
+    git_repo.commit({"README.md": "x\n"})
+    git_repo.commit({"argparse.py": planted, "tempfile.py": planted, "shutil.py": planted})
+    done = run_cli("run", "--repo", ".", cwd=git_repo.path)
+    assert not marker.exists(), done.stderr
+    assert "Traceback" not in done.stderr
+    # the control: Python itself runs a checkout's argparse.py for `-m` started there
+    subprocess.run([sys.executable, "-m", "json.tool", "--help"], cwd=git_repo.path, capture_output=True)
+    assert marker.exists()
+
+
+# -- a change outside every configured path --
+ROOT_PROPS = '''
+from calc import double
+from witness_gate import contract
+
+@contract(invariant="double(x) == x + x", domain="integers")
+def prop_double(fixture):
+    return all(double(x) == x + x for x in fixture["xs"]) or "double-wrong"
+'''
+
+
+def _root_module_head(git_repo):
+    """A head that changes only helpers.py at the root, which src/calc.py imports (the root is on sys.path)."""
+    git_repo.commit({
+        ".witness.yml": "version: 1\npaths:\n  impl: ['src/']\n  oracle: ['tests/properties/', 'tests/fixtures/']\n",
+        "helpers.py": "def twice(x):\n    return x + x\n",
+        "src/calc.py": "from helpers import twice\n\ndef double(x):\n    return twice(x)\n",
+        "tests/properties/test_calc.py": ROOT_PROPS,
+        "tests/fixtures/prop_double.json": {"xs": list(range(-20, 20))},
+    }, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"helpers.py": "def twice(x):\n    return x + x if x != 13 else 27\n"}, "outside src/")
+    return git_repo
+
+
+def _gate_root_module_head(repo, out):
+    from witness_gate import local
+    from witness_gate.report import PlainReporter
+
+    with open(os.devnull, "w") as quiet:
+        return local.run(repo.path, "main", "patch", sandbox=Sandbox("bwrap"), out_dir=out,
+                         reporter=PlainReporter(quiet))
+
+
+def test_a_regression_in_a_root_level_module_is_caught(git_repo, tmp_path):
+    outcome = _gate_root_module_head(_root_module_head(git_repo), tmp_path / "out")
+    assert not outcome.skipped
+    [result] = outcome.results
+    assert result.verdict.label == "regression"
+    assert result.evidence.witness == {"xs": [13]}
+
+
+def test_the_old_split_would_have_skipped_the_root_level_module(git_repo, tmp_path, monkeypatch):
+    # control: article 001's split_paths, where a path outside impl and oracle counts as neither
+    from witness_gate import labels
+    from witness_gate.config import Config
+
+    def old_split(self, paths):
+        paths = list(paths)
+        impl = tuple(p for p in paths if labels.split_paths([p], self.impl, ())[0])
+        oracle = tuple(p for p in paths if labels.split_paths([p], (), self.oracle_patterns)[1])
+        return labels.ChangeSplit(impl, oracle, tuple(p for p in paths if p not in impl + oracle))
+
+    monkeypatch.setattr(Config, "split", old_split)
+    outcome = _gate_root_module_head(_root_module_head(git_repo), tmp_path / "out")
+    assert outcome.results == [] and outcome.skipped.startswith("only paths.ignore paths changed (1: helpers.py)")

@@ -146,14 +146,17 @@ def settle(path: Path | str) -> None:
     environment were staged, so the first of a series looks like every other (nothing is ever followed).
     """
     times = (SETTLED_NS, SETTLED_NS)
-    stack = [os.fspath(path)]
-    os.utime(stack[0], ns=times, follow_symlinks=False)
+    folders, stack = [], [os.fspath(path)]
     while stack:
-        with os.scandir(stack.pop()) as entries:
+        folders.append(stack.pop())
+        with os.scandir(folders[-1]) as entries:
             for entry in entries:
-                os.utime(entry.path, ns=times, follow_symlinks=False)
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
+                else:
+                    os.utime(entry.path, ns=times, follow_symlinks=False)
+    for folder in folders:  # after every listing: reading a folder would move its atime again
+        os.utime(folder, ns=times, follow_symlinks=False)
 
 
 @dataclass(frozen=True)
