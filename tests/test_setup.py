@@ -402,3 +402,78 @@ def test_environments_unused_for_a_day_are_removed_when_another_is_built(checkou
     assert old.key not in left and not old.path.exists()  # the stale one and the failed one's lock are gone
     assert recent.key in left and recent.path.exists()  # used within the day: kept
     assert len(left) == 2
+
+
+# -- a set-up that shadows its own tools, runs code from .pth files or fills the host's disk --
+SHADOW_PIP = {"pip/__init__.py": "", "pip/__main__.py": (
+    "import os\nopen(os.environ['WITNESS_ENV'] + '/shadowed-pip-ran', 'w').write('x')\n"),
+    "witness_gate/__init__.py": "", "witness_gate/netshim.py": (
+    "import os\nopen(os.environ['WITNESS_ENV'] + '/shadowed-shim-ran', 'w').write('x')\n"),
+    "requirements.txt": "# nothing to install\n"}
+
+
+def test_a_checkout_cannot_stand_in_for_pip_or_the_set_up_shim(checkout, cache):
+    for rel, text in SHADOW_PIP.items():
+        (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / rel).write_text(text)
+    env = prepare(SetupStep("requirements.txt", None, 120), checkout=stage(checkout), patch_digest="p-shadow",
+                  sandbox=Sandbox("bwrap"), cache=cache)
+    assert sorted(p.name for p in env.path.iterdir() if p.name.startswith("shadowed")) == []
+
+
+def test_started_from_the_working_directory_pip_is_the_checkout_s(checkout, cache, monkeypatch):
+    # the control: `python -m pip` with the checkout as working directory and on sys.path runs its pip/
+    for rel, text in SHADOW_PIP.items():
+        (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / rel).write_text(text)
+    monkeypatch.setattr(SetupStep, "argv", lambda self, python, seen: ["sh", "-c", f"PYTHONPATH=/repo {python} -m pip"])
+    env = prepare(SetupStep("requirements.txt", None, 120), checkout=stage(checkout), patch_digest="p-shadow2",
+                  sandbox=Sandbox("bwrap"), cache=cache)
+    assert (env.path / "shadowed-pip-ran").exists()
+
+
+PTH_THAT_FORGES = ("import os\n"
+                   "open(os.environ['WITNESS_ENV'] + '/evil.pth', 'w').write("
+                   "'import os; os.write(1, b\"ran-from-pth\\\\n\"); os._exit(0)\\n')\n")
+
+
+def test_code_in_the_set_up_s_pth_files_never_runs(checkout, cache):
+    (checkout / "writes_pth.py").write_text(PTH_THAT_FORGES)
+    directory = stage(checkout)
+    env = prepare(SetupStep(None, ("python3", "writes_pth.py"), 60), checkout=directory, patch_digest="p-pth",
+                  sandbox=Sandbox("bwrap"), cache=cache)
+    assert (env.path / "evil.pth").exists()
+    result = evaluate(directory, "prop_fails_whatever_the_setup_installed", env.path)
+    assert (result.outcome, result.reason) == ("fail", "must-fail"), result
+    assert "not run from the set-up's .pth files: evil.pth" in result.detail
+    # the control: site itself would run it
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", f"import site; site.addsitedir({str(env.path)!r})"],
+                          capture_output=True, text=True)
+    assert done.stdout.strip() == "ran-from-pth"
+
+
+FILLS_THE_ENVIRONMENT = ("import os\n"
+                         "for i in range(12):\n"
+                         "    open(os.environ['WITNESS_ENV'] + '/blob%d' % i, 'wb').write(b'\\0' * (16 * 1024**2))\n")
+
+
+@pytest.mark.parametrize("mode, fits", [("bwrap", False), ("none", True)])
+def test_what_the_set_up_keeps_is_capped_by_the_sandbox(checkout, cache, monkeypatch, mode, fits):
+    # 192 MiB of environment against a 64 MiB cap: refused under bubblewrap; the control, no sandbox, keeps it all
+    import witness_gate.environment as environments
+    from dataclasses import replace
+
+    monkeypatch.setattr(environments, "SETUP_LIMITS", replace(environments.SETUP_LIMITS, space_bytes=64 * 1024**2))
+    (checkout / "fills.py").write_text(FILLS_THE_ENVIRONMENT)
+    step = SetupStep(None, ("python3", "fills.py"), 60)
+    if fits:
+        env = prepare(step, checkout=stage(checkout), patch_digest=f"p-fill-{mode}", sandbox=Sandbox(mode), cache=cache)
+        assert sum(p.stat().st_size for p in env.path.iterdir()) == 192 * 1024**2
+        return
+    with pytest.raises(SetupFailed) as failed:
+        prepare(step, checkout=stage(checkout), patch_digest=f"p-fill-{mode}", sandbox=Sandbox(mode), cache=cache)
+    assert "No space left on device" in failed.value.detail
+    assert not any(cache.glob("*/blob*"))
