@@ -100,6 +100,19 @@ class GitRepo:
         return self.git("rev-parse", "HEAD")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def record_key(tmp_path_factory):
+    """Records written by `check`/`run` are sealed with a key outside the checkout: one per test run, never ~/.config."""
+    path = tmp_path_factory.mktemp("record-key") / "record.key"
+    before = os.environ.get("WITNESS_RECORD_KEY_FILE")
+    os.environ["WITNESS_RECORD_KEY_FILE"] = str(path)
+    yield path
+    if before is None:
+        os.environ.pop("WITNESS_RECORD_KEY_FILE", None)
+    else:
+        os.environ["WITNESS_RECORD_KEY_FILE"] = before
+
+
 @pytest.fixture
 def git_repo(tmp_path):
     return GitRepo(tmp_path / "repo")

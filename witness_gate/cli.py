@@ -8,7 +8,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from witness_gate import gitrepo, local, sandbox as sandboxes
+from witness_gate import gitrepo, local, recordkey, sandbox as sandboxes
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError
 from witness_gate.config import ConfigError
@@ -16,12 +16,12 @@ from witness_gate.egress import DEFAULT_INDEX_HOSTS, HOSTS_ENV
 from witness_gate.files import CACHE_ENV, write_json_atomic
 from witness_gate.labels import classify, split_paths
 from witness_gate.lock import LockError, load_pinned, pin, read_lock, write_lock
-from witness_gate.records import ATTEMPT_SUFFIX, RecordError, load_attempts, read_witness
+from witness_gate.records import ATTEMPT_SUFFIX, RecordError, load_attempt, load_attempts, read_witness
 from witness_gate.report import print_report, reporter_for, results_json
 from witness_gate.verdict import Split, decide_property, exit_code, overall_label, proposed_expiry
 
 EXIT_OK, EXIT_BLOCK, EXIT_USAGE = 0, 1, 2  # 3, "needs a person", comes from verdict.exit_code
-INPUT_ERRORS = (local.InputError, ConfigError, LockError, RecordError, CanonicalError,
+INPUT_ERRORS = (local.InputError, ConfigError, LockError, RecordError, recordkey.RecordKeyError, CanonicalError,
                 sandboxes.SandboxUnavailable, gitrepo.GitError)
 
 EPILOG = """exit codes: 0 nothing blocks; 1 regression or mixed_edit; 3 needs a person
@@ -162,6 +162,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     repo = Path.cwd()
     config = local.load_config_file(repo)
     lock = read_lock(args.lock)
+    recordkey.establish(repo)  # the records it writes are sealed with the record key, kept outside the repo
     out_dir = Path(args.out)
     for stale in out_dir.glob(f"*{ATTEMPT_SUFFIX}"):
         stale.unlink()  # records of properties that no longer exist must not be classified
@@ -177,6 +178,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     repo = Path(args.repo).resolve()
     if not (repo / ".git").exists():
         raise local.InputError(f"{repo}: not a git repository; `run` compares two commits (use `check` otherwise)")
+    recordkey.establish(repo)  # the records it writes are sealed with the record key, kept outside the repo
     head = gitrepo.rev_parse(repo, args.head)
     out_dir = Path(args.out) / head[:12]
     outcome = local.run(
@@ -259,16 +261,25 @@ def cmd_freeze(args: argparse.Namespace) -> int:
         problems.append(f"no attempt record {record_path.name} beside the witness; only what `check` recorded "
                         "as a flake may be frozen")
     else:
-        stored = {s.binding.assertion_id: s for s in load_attempts(record_path.parent)}[args.assertion]
-        rec = stored.record
-        if (rec.get("failures"), rec.get("runs")) != (args.failures, args.runs):
-            problems.append(f"{record_path.name} recorded {rec.get('failures')}/{rec.get('runs')}, "
+        # the verdict comes again from the record's evidence rows, never from its stored totals or label
+        stored = load_attempt(record_path)
+        recorded = stored.record.get("split") or {}  # the split `check` or `run` gated with
+        split = Split(recorded.get("impl_changed") is True, recorded.get("oracle_changed") is True)
+        verdict = decide_property(
+            stored.binding, stored.evidence, split, stored.policy,
+            expires_in_hours=args.expires_in_hours, now=datetime.now(timezone.utc),
+            digest_matches=stored.binding.fixture_digest == lock.fixture_digest,
+        )
+        if stored.binding.assertion_id != args.assertion:
+            problems.append(f"{record_path.name} records {stored.binding.assertion_id}, not {args.assertion}")
+        if (verdict.failures, verdict.runs) != (args.failures, args.runs):
+            problems.append(f"{record_path.name} recorded {verdict.failures}/{verdict.runs}, "
                             f"not {args.failures}/{args.runs}")
-        if rec.get("witness_hash") != witness["witness_hash"]:
+        if stored.evidence is None or stored.evidence.witness_hash != witness["witness_hash"]:
             problems.append(f"{record_path.name} recorded another witness")
-        if not rec.get("freeze"):  # the gate proposed a freeze exactly when it may be frozen
-            problems.append(f"{record_path.name} is labelled {rec.get('label')} "
-                            f"({', '.join(rec.get('hold_reasons') or []) or 'no hold reason'}), not a flake")
+        if not verdict.proposes_freeze:  # exactly when the gate proposes a freeze
+            problems.append(f"{record_path.name} is labelled {verdict.label} "
+                            f"({', '.join(verdict.hold_reasons) or 'no hold reason'}), not a flake")
     if args.expires_in_hours > config.max_hours:
         problems.append(f"--expires-in-hours {args.expires_in_hours:g} is beyond freeze.max_hours ({config.max_hours:g})")
     if problems:

@@ -9,6 +9,7 @@ from typing import Any
 from witness_gate.attempt import Binding, Evidence, Policy
 from witness_gate.budget import Contract
 from witness_gate.canonical import CanonicalError, load_json_file, witness_hash
+from witness_gate.recordkey import RecordKeyError, Verifier
 from witness_gate.runner import Evaluation
 from witness_gate.shrink import ShrinkResult
 
@@ -28,8 +29,24 @@ class StoredAttempt:
     policy: Policy
 
 
-def read_witness(path: str | Path) -> dict[str, Any]:
-    """A retained witness file whose hash still matches its payload."""
+def _verifier() -> Verifier:
+    """The default check: the record key, refused when it lies inside the working directory."""
+    return Verifier(guard=Path.cwd())
+
+
+def _authentic(path: str | Path, verifier: Verifier | None, value: Any = None) -> Any:
+    """The JSON of `path`, once its mac shows the gate wrote it with the record key (witness_gate.recordkey)."""
+    try:
+        if value is None:
+            value = load_json_file(path)
+        (verifier or _verifier()).check(value, path)
+    except (CanonicalError, RecordKeyError) as exc:
+        raise RecordError(str(exc)) from None
+    return value
+
+
+def read_witness(path: str | Path, verifier: Verifier | None = None) -> dict[str, Any]:
+    """A retained witness file the gate wrote (its mac checks) whose hash still matches its payload."""
     try:
         value = load_json_file(path)
     except CanonicalError as exc:
@@ -44,27 +61,29 @@ def read_witness(path: str | Path) -> dict[str, Any]:
             f"{str(value['witness_hash'])[:12]}…; the file was edited after it was retained. "
             "Run `python -m witness_gate check` again to retain a fresh witness"
         )
-    return value
+    return _authentic(path, verifier, value)
 
 
-def load_attempts(directory: str | Path) -> list[StoredAttempt]:
+def load_attempts(directory: str | Path, verifier: Verifier | None = None) -> list[StoredAttempt]:
     directory = Path(directory)
     if not directory.is_dir():
         raise RecordError(f"{directory}: no such directory; point --witnesses at the --out of `check`")
     paths = sorted(directory.glob(f"*{ATTEMPT_SUFFIX}"))
     if not paths:
         raise RecordError(f"{directory}: no attempt records (*{ATTEMPT_SUFFIX}); run `check` first")
-    return [_load_attempt(p) for p in paths]
+    verifier = verifier or _verifier()
+    return [load_attempt(p, verifier) for p in paths]
 
 
-def _load_attempt(path: Path) -> StoredAttempt:
+def load_attempt(path: str | Path, verifier: Verifier | None = None) -> StoredAttempt:
+    """One attempt record the gate wrote (its mac checks), with its witness file beside it."""
+    path = Path(path)
+    verifier = verifier or _verifier()
+    record = _authentic(path, verifier)
     try:
-        record = load_json_file(path)
         binding = _binding(record)
         evidence = _evidence(record)
         policy = Policy(**record["policy"])
-    except CanonicalError as exc:
-        raise RecordError(str(exc)) from None
     except (KeyError, TypeError, ValueError) as exc:
         raise RecordError(f"{path}: not an attempt record written by the gate ({exc})") from None
     if evidence is not None and evidence.failed_once:
@@ -73,7 +92,7 @@ def _load_attempt(path: Path) -> StoredAttempt:
         witness_file = path.parent / record.get("witness_file", "")
         if not witness_file.is_file():
             raise RecordError(f"{path}: its witness file {witness_file.name} is missing")
-        if read_witness(witness_file)["witness_hash"] != evidence.witness_hash:
+        if read_witness(witness_file, verifier)["witness_hash"] != evidence.witness_hash:
             raise RecordError(f"{witness_file}: belongs to another witness than {path.name}")
     return StoredAttempt(path, record, binding, evidence, policy)
 

@@ -9,13 +9,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from witness_gate import labels
+from witness_gate import labels, recordkey
 from witness_gate.attempt import Binding, Evidence, Policy, run_attempt, sign
 from witness_gate.config import Config
 from witness_gate.discover import PropertyTarget
 from witness_gate.environment import SetupOutcome
 from witness_gate.files import write_json_atomic
 from witness_gate.lock import Fixture, Lock
+from witness_gate.recordkey import RecordKey
 from witness_gate.runner import Evaluation, PropertyRunner
 from witness_gate.sandbox import Sandbox
 from witness_gate.verdict import FreezeMatch, Split, Verdict, decide_property, freeze_proposal
@@ -71,6 +72,8 @@ class GateRun:
     make_runner: Callable[..., Callable[[Any], Evaluation]] = PropertyRunner
     setup: SetupOutcome = field(default_factory=SetupOutcome)  # the head's environment, or why it holds
     notes: tuple[str, ...] = ()  # for every property: what a person should know about the whole run
+    # seals the record files; None: the key `check`/`run` established (recordkey.establish), else unsealed
+    record_key: RecordKey | None = None
 
     def gate(self, targets: list[PropertyTarget], pinned: Callable[[PropertyTarget], Pinned]) -> list[PropertyResult]:
         results = []
@@ -117,6 +120,8 @@ class GateRun:
         return result
 
     def _write(self, result: PropertyResult) -> None:
+        """The witness file and the attempt record, each sealed with the record key when there is one."""
+        key = self.record_key or recordkey.established()
         evidence = result.evidence
         if evidence is not None and evidence.failed_once:
             retained = labels.retain(
@@ -129,8 +134,11 @@ class GateRun:
             )
             result.witness_path = self.out_dir / f"{result.target.assertion_id}.{retained['witness_hash'][:12]}.json"
             result.record["witness_file"] = result.witness_path.name
+            if key is not None:
+                write_json_atomic(result.witness_path, recordkey.seal(retained, key))
         result.record_path = write_json_atomic(
-            self.out_dir / f"{result.target.assertion_id}.attempt.json", result.record
+            self.out_dir / f"{result.target.assertion_id}.attempt.json",
+            recordkey.seal(result.record, key) if key is not None else result.record,
         )
 
 
