@@ -6,8 +6,11 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from witness_gate import safefs
 from witness_gate.budget import Contract
 from witness_gate.canonical import property_id
+
+MAX_MODULE_BYTES = 8 * 1024 * 1024  # a property module larger than this is refused, not read
 
 
 class DiscoveryError(ValueError):
@@ -22,6 +25,7 @@ class PropertyTarget:
     line: int  # of the `def`, for annotations
     contract: Contract | None  # None until both invariant and domain are known
     contract_problem: str = ""  # why the contract is missing, and how to add one
+    holds: tuple[str, ...] = ()  # why this target cannot run at all, e.g. `unsafe_path:<relpath>`
 
     @property
     def selector(self) -> str:
@@ -30,16 +34,23 @@ class PropertyTarget:
 
 
 def discover(repo: Path, properties_dir: str, contracts: dict[str, dict[str, str]]) -> list[PropertyTarget]:
-    """Every top-level `prop_*` function under `properties_dir`, sorted by assertion id."""
-    root = repo / properties_dir
-    if not root.is_dir():
+    """Every top-level `prop_*` function under `properties_dir`, sorted by assertion id.
+
+    The checkout is read through `safefs`: a module that is a link out of the tree, a dangling
+    link or a special file is never followed or opened; it becomes a target that holds with
+    `unsafe_path:<relpath>` where a property was meant.
+    """
+    try:
+        modules = list(safefs.walk_files(repo, properties_dir, ".py"))
+    except safefs.UnsafePath as exc:
+        raise DiscoveryError(f"properties.dir {exc}") from None
+    except OSError:
         raise DiscoveryError(
             f"{properties_dir}: no such directory in {repo}; set properties.dir in .witness.yml"
-        )
+        ) from None
     found: dict[str, PropertyTarget] = {}
-    for module in sorted(root.rglob("*.py")):
-        relpath = module.relative_to(repo).as_posix()
-        for target in _read_module(module, relpath, contracts):
+    for relpath in modules:
+        for target in _read_module(repo, relpath, contracts):
             if target.assertion_id in found:
                 raise DiscoveryError(
                     f"{relpath}:{target.line}: {target.assertion_id} is also defined in "
@@ -49,8 +60,27 @@ def discover(repo: Path, properties_dir: str, contracts: dict[str, dict[str, str
     return [found[name] for name in sorted(found)]
 
 
-def _read_module(module: Path, relpath: str, contracts: dict[str, dict[str, str]]) -> list[PropertyTarget]:
-    raw = module.read_bytes()
+def unsafe_target(relpath: str, problem: safefs.UnsafePath | str) -> PropertyTarget:
+    """A hold where a property was meant: the module at `relpath` cannot be read safely."""
+    exc = problem if isinstance(problem, safefs.UnsafePath) else safefs.UnsafePath(relpath, problem)
+    return PropertyTarget(
+        assertion_id=f"unsafe_path:{relpath.replace('/', '.')}",
+        property_id="",
+        relpath=relpath,
+        line=1,
+        contract=None,
+        contract_problem=f"unsafe_path:{exc}",
+        holds=(exc.reason,),
+    )
+
+
+def _read_module(repo: Path, relpath: str, contracts: dict[str, dict[str, str]]) -> list[PropertyTarget]:
+    try:
+        raw = safefs.read_inside(repo, relpath, max_bytes=MAX_MODULE_BYTES)
+    except safefs.UnsafePath as exc:
+        return [unsafe_target(relpath, exc)]
+    except OSError as exc:
+        return [unsafe_target(relpath, f"cannot be read ({exc.strerror or exc})")]
     try:
         tree = ast.parse(raw, filename=relpath)
     except SyntaxError as exc:

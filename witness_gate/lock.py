@@ -6,10 +6,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from witness_gate import safefs
 from witness_gate.canonical import CanonicalError, load_json_file, loads_strict, sha256_hex
 from witness_gate.files import write_json_atomic
 
 HEADER_KEYS = {"patch_digest", "property_id", "seed", "fixture"}
+MAX_FIXTURE_BYTES = 64 * 1024 * 1024  # a fixture larger than this is refused, not read
 
 
 class LockError(ValueError):
@@ -48,11 +50,18 @@ def parse_fixture(raw: bytes, source: str) -> Fixture:
     return Fixture(value, None, {})
 
 
-def pin(fixture_path: str | Path, generator_version: int, seed: str | None, *, display_path: str | None = None) -> Lock:
-    """Hash the fixture's bytes; the seed comes from its header first, then `seed`."""
+def pin(fixture_path: str | Path, generator_version: int, seed: str | None, *, display_path: str | None = None,
+        root: str | Path | None = None) -> Lock:
+    """Hash the fixture's bytes; the seed comes from its header first, then `seed`.
+
+    The fixture is read as a checkout's file, relative to `root` (the working directory): a link
+    out of it or a special file is refused, never followed or opened.
+    """
     path = Path(fixture_path)
     try:
-        raw = path.read_bytes()
+        raw, _rel = safefs.read_user_file(path, max_bytes=MAX_FIXTURE_BYTES, root=root)
+    except safefs.UnsafePath as exc:
+        raise LockError(f"cannot pin the fixture: {exc}") from None
     except OSError as exc:
         raise LockError(f"{path}: cannot read the fixture ({exc.strerror})") from None
     fixture = parse_fixture(raw, str(path))
@@ -84,12 +93,17 @@ def read_lock(path: str | Path) -> Lock:
 
 
 def load_pinned(lock: Lock, base_dir: Path | None = None) -> Fixture:
-    """The pinned payload, refusing a fixture whose bytes no longer match the lock."""
-    path = Path(lock.path)
-    if base_dir is not None and not path.is_absolute():
-        path = base_dir / path
+    """The pinned payload, refusing a fixture whose bytes no longer match the lock.
+
+    `lock.path` is read inside `base_dir` (the working directory by default) through `safefs`:
+    a lock cannot point the host at a file outside the tree, a link out of it, or a FIFO.
+    """
+    root = base_dir if base_dir is not None else Path.cwd()
+    path = Path(lock.path) if base_dir is None or Path(lock.path).is_absolute() else base_dir / lock.path
     try:
-        raw = path.read_bytes()
+        raw, _rel = safefs.read_user_file(lock.path, max_bytes=MAX_FIXTURE_BYTES, root=root)
+    except safefs.UnsafePath as exc:
+        raise LockError(f"the locked fixture cannot be read: {exc}") from None
     except OSError as exc:
         raise LockError(f"{path}: the locked fixture cannot be read ({exc.strerror})") from None
     digest = sha256_hex(raw)

@@ -31,7 +31,13 @@ def _object_store() -> Path:
 
 
 def unpack(tarball: bytes, dest: Path) -> None:
-    """Extract GitHub's tarball (one top folder) into `dest`, refusing anything that escapes it."""
+    """Extract GitHub's tarball (one top folder) into `dest`, refusing anything that escapes it.
+
+    GitHub's tarballs hold regular files, directories and symlinks only. A member that is a hard
+    link, a device, a FIFO or a socket, a symlink to an absolute path or one whose target leaves
+    the tree, or a name that climbs out of it, is refused (CheckoutError naming the member): the
+    host never follows a checkout's links or opens its special files (SPEC §9).
+    """
     with tarfile.open(fileobj=io.BytesIO(tarball), mode="r:*") as tar:
         members = tar.getmembers()
         tops = {m.name.split("/", 1)[0] for m in members if m.name}
@@ -40,11 +46,47 @@ def unpack(tarball: bytes, dest: Path) -> None:
         top = tops.pop() + "/"
         kept = []
         for member in members:
-            if member.type == tarfile.XGLTYPE or member.name.rstrip("/") == top.rstrip("/"):
+            if member.type in (tarfile.XGLTYPE, tarfile.XHDTYPE) or member.name.rstrip("/") == top.rstrip("/"):
                 continue
+            problem = _unsafe_member(member, member.name[len(top):])
+            if problem:
+                raise CheckoutError(f"tarball member {member.name!r}: {problem}; the gate refuses to unpack it "
+                                    "(make it a regular file, or a relative link to a file inside the repository)")
             member.name = member.name[len(top):]
             kept.append(member)
-        tar.extractall(dest, members=kept, filter="tar")
+        try:
+            tar.extractall(dest, members=kept, filter="data")  # checks again, after links are on disk
+        except tarfile.FilterError as exc:
+            raise CheckoutError(f"tarball member refused: {exc}") from None
+
+
+def _unsafe_member(member: tarfile.TarInfo, name: str) -> str:
+    """Why `member` (at `name` under the top folder) must not be unpacked, or ''."""
+    parts = name.split("/")
+    if name.startswith("/") or ".." in parts or not name:
+        return "a name outside the tree"
+    if member.islnk():
+        return "a hard link"
+    if member.ischr() or member.isblk():
+        return "a device"
+    if member.isfifo():
+        return "a FIFO (named pipe)"
+    if member.issym():
+        target = member.linkname
+        if target.startswith("/"):
+            return "a symlink to an absolute path"
+        depth = len([p for p in parts[:-1] if p not in ("", ".")])
+        for part in target.split("/"):
+            if part == "..":
+                depth -= 1
+                if depth < 0:
+                    return "a symlink whose target leaves the tree"
+            elif part not in ("", "."):
+                depth += 1
+        return ""
+    if not (member.isfile() or member.isdir()):
+        return f"an entry of type {member.type!r}, not a file, directory or symlink"
+    return ""
 
 
 def tree_of(directory: Path) -> str:
