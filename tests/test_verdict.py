@@ -67,7 +67,8 @@ ACCEPTED = FreezeMatch("prop_x", "f" * 64, "b" * 64, "2026-12-01T00:00:00Z", "oc
     ("too few replays", evidence([F, F]), {}, "hold", ["too_few_replays"]),
     ("fixture digest moved", evidence([F, P, F, P, F]), {"digest_matches": False}, "hold", ["fixture_digest_moved"]),
     ("two flake signatures", evidence([fail("a"), P, fail("b"), P, P]), {}, "hold", ["two_flake_signatures"]),
-    ("all fail, two reasons", evidence([fail("a"), fail("b")] * 2 + [fail("a")]), {}, "hold", ["two_flake_signatures"]),
+    # SPEC §6: every replay failing is a regression whatever mix of reasons (see test_mixed_reasons below)
+    ("all fail, two reasons", evidence([fail("a"), fail("b")] * 2 + [fail("a")]), {}, "regression", []),
     ("flake with empty expiry", evidence([F, P, F, P, P]), {"hours": None}, "hold", ["expiry_empty"]),
     ("witness passes, wide input fails", evidence([P] * 5, unshrunk=[F, P, P, P, P]), {}, "hold", ["shrink_distorted"]),
     ("regression", evidence([F] * 5), {}, "regression", []),
@@ -88,6 +89,39 @@ ACCEPTED = FreezeMatch("prop_x", "f" * 64, "b" * 64, "2026-12-01T00:00:00Z", "oc
 def test_verdict_table(name, ev, kwargs, label, holds):
     verdict = decide(ev, **kwargs)
     assert (verdict.label, verdict.hold_reasons) == (label, holds), name
+
+
+# -- a regression that changes its reason every time ---------------------------------------------
+# A patch must not buy a hold (two flake signatures) by raising a differently named exception on each
+# evaluation: a witness whose every replay fails is a regression, and all its reasons are recorded.
+@pytest.mark.parametrize("name, replays, label, holds, reasons", [
+    ("all failing, one reason", [fail("a")] * 5, "regression", [], ["a"]),
+    ("all failing, two reasons", [fail("a"), fail("b"), fail("a"), fail("b"), fail("a")], "regression", [],
+     ["a", "b"]),
+    ("all failing, a new reason each time", [fail(f"raise:E{i}@src/x.py:1") for i in range(5)], "regression", [],
+     [f"raise:E{i}@src/x.py:1" for i in range(5)]),
+    ("mixed reasons with one pass", [fail("a"), fail("b"), P, fail("a"), fail("b")], "hold",
+     ["two_flake_signatures"], ["a", "b"]),
+    ("one reason with one pass", [F, F, P, F, F], "flake", [], ["neg"]),
+    ("mixed reasons with a transport fault", [fail("a"), fail("b"), T(), fail("a"), fail("b")], "hold",
+     ["transport:timeout"], ["a", "b"]),
+    ("mixed reasons, too few replays", [fail("a"), fail("b")], "hold", ["too_few_replays", "two_flake_signatures"],
+     ["a", "b"]),
+])
+def test_mixed_reasons(name, replays, label, holds, reasons):
+    verdict = decide(evidence(replays))
+    assert (verdict.label, verdict.hold_reasons) == (label, holds), name
+    assert verdict.reasons == reasons, name
+
+
+def test_mixed_reasons_keep_the_article_tables_as_they_are():
+    # article 004 alone holds two signatures open; the record keeps that, and §6's rule decides
+    verdict = decide(evidence([fail("a"), fail("b")] * 2 + [fail("c")]))
+    assert verdict.label == "regression"
+    assert verdict.tables == {"gate": "reject", "labels": "regression", "budget": "hold_open",
+                              "freeze_allowed": "false"}
+    assert verdict.signatures == ["flake:a", "flake:b", "flake:a", "flake:b", "flake:c"]
+    assert not verdict.proposes_freeze
 
 
 def test_tables_are_recorded_for_a_flake():

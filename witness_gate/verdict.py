@@ -47,6 +47,7 @@ class Verdict:
     runs: int = 0
     frozen_by: FreezeMatch | None = None
     freeze_expires: str = ""  # the proposed expiry written into the article 000 witness
+    reasons: list[str] = field(default_factory=list)  # the distinct failure reasons of the series, in order
 
     @property
     def proposes_freeze(self) -> bool:
@@ -90,7 +91,8 @@ def decide_property(
     match = _matching_freeze(binding, fixture, freezes, now)
     expiry = match.expires_at if match else proposed_expiry(now, expires_in_hours)
     verdict = Verdict("hold", failures=failures, runs=len(rows), freeze_expires=expiry,
-                      signatures=sign(rows))
+                      signatures=sign(rows), reasons=list(dict.fromkeys(r.reason for r in rows if r.outcome == "fail")))
+    every_replay_failed = every_replay_failed_rule(evidence, policy)
     contract_digest = binding.contract.digest() if binding.contract else ""
 
     # article 000, on the witness that actually ran (its hash stands in for the fixture digest)
@@ -126,8 +128,8 @@ def decide_property(
         holds.append("too_few_replays")
     if not digest_matches:
         holds.append("fixture_digest_moved")
-    if d is budget.Decision.HOLD_OPEN and failures:
-        holds.append("two_flake_signatures")
+    if d is budget.Decision.HOLD_OPEN and failures and not every_replay_failed:
+        holds.append("two_flake_signatures")  # article 004 holds any two signatures; §6 only a real flake
     if d is budget.Decision.REJECT_EVIDENCE:
         holds.append("evidence_rejected")
     if evidence.failed_once and failures == 0 and any(r.outcome == "fail" for r in evidence.unshrunk_replays):
@@ -139,7 +141,7 @@ def decide_property(
         verdict.hold_reasons = holds
         return verdict
 
-    if g is gate.Gate.REJECT and d is budget.Decision.REJECT_PATCH:
+    if g is gate.Gate.REJECT and (d is budget.Decision.REJECT_PATCH or every_replay_failed):
         verdict.label = "regression"
     elif g is gate.Gate.FREEZE_CANDIDATE and kind == "flake" and allowed and d is budget.Decision.FREEZE_ELIGIBLE:
         verdict.label = "frozen" if match else "flake"
@@ -151,6 +153,14 @@ def decide_property(
     else:
         verdict.hold_reasons = [f"tables_disagree:{g.value}/{kind}/{d.value}"]
     return verdict
+
+
+def every_replay_failed_rule(evidence: Evidence, policy: Policy) -> bool:
+    """SPEC §6: a witness whose every replay failed (at least `min_reruns`, no pass, no transport fault)
+    is a regression whatever mix of reasons it gave (all are recorded in `Verdict.reasons`), so a patch
+    cannot buy a hold for two flake signatures by changing its exception on every evaluation."""
+    rows = evidence.replays
+    return evidence.failed_once and len(rows) >= policy.min_reruns and all(r.outcome == "fail" for r in rows)
 
 
 def _matching_freeze(binding: Binding, witness: str, freezes: tuple[FreezeMatch, ...],
