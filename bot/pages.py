@@ -9,6 +9,7 @@ from typing import Any
 
 from flask import render_template_string
 
+from witness_gate.display import shown
 from witness_gate.ledger import aware, iso
 
 STYLE = """
@@ -40,7 +41,7 @@ RECORD = """
 
 RUN = """
 <h1>witness-gate · <span class="label {{ run.label }}" id="label">{{ run.label or run.status }}</span> ·
-<code>{{ run.repo }}#{{ run.pr_number }}</code></h1>
+<code>{{ shown(run.repo) }}#{{ run.pr_number }}</code></h1>
 <table id="identifiers">
 <tr><th>head</th><td><code>{{ run.head_sha }}</code></td></tr>
 <tr><th>base</th><td><code>{{ run.base_sha }}</code></td></tr>
@@ -49,8 +50,8 @@ RUN = """
 </table>
 <h2>properties</h2>
 <table id="attempts"><tr><th>property</th><th>label</th><th>replays</th><th>failures/runs</th></tr>
-{% for a in attempts %}<tr><td><a href="{{ a.id }}"><code>{{ a.record.assertion_id }}</code></a></td>
-<td class="{{ a.label }}">{{ a.label }}</td><td>{{ strips[a.id]|safe }}</td>
+{% for a in attempts %}<tr><td><a href="{{ a.id }}"><code>{{ shown(a.record.assertion_id) }}</code></a></td>
+<td class="{{ a.label }}">{{ shown(a.label) }}</td><td>{{ strips[a.id]|safe }}</td>
 <td>{{ a.record.failures }}/{{ a.record.runs }}</td></tr>{% endfor %}</table>
 """
 
@@ -59,19 +60,19 @@ ADMIN = """
 <h2>freezes</h2>
 <table id="freezes"><tr><th>assertion</th><th>repository</th><th>state</th><th>accepted by</th><th>time left</th>
 <th>witness</th><th>proposed</th></tr>
-{% for f in freezes %}<tr><td><code>{{ f.assertion_id }}</code></td><td>{{ f.repo }}#{{ f.pr_number }}</td>
-<td class="{{ f.state }}">{{ f.state }}</td><td>{{ ("@" + f.accepted_by) if f.accepted_by else "-" }}</td>
+{% for f in freezes %}<tr><td><code>{{ shown(f.assertion_id) }}</code></td><td>{{ shown(f.repo) }}#{{ f.pr_number }}</td>
+<td class="{{ f.state }}">{{ f.state }}</td><td>{{ ("@" + shown(f.accepted_by)) if f.accepted_by else "-" }}</td>
 <td class="left">{{ left(f) }}</td><td><code>{{ f.witness_hash[:12] }}</code></td><td>{{ when(f.proposed_at) }}</td></tr>
 {% else %}<tr><td colspan="7" class="muted">no freezes yet</td></tr>{% endfor %}</table>
 <h2>recent attempts</h2>
 <table id="recent-attempts"><tr><th>property</th><th>pull request</th><th>label</th><th>failures/runs</th><th>when</th></tr>
-{% for a, run in attempts %}<tr><td><a href="/records/{{ a.id }}"><code>{{ a.assertion_id }}</code></a></td>
-<td>{{ run.repo }}#{{ run.pr_number }}</td><td class="{{ a.label }}">{{ a.label }}</td>
+{% for a, run in attempts %}<tr><td><a href="/records/{{ a.id }}"><code>{{ shown(a.assertion_id) }}</code></a></td>
+<td>{{ shown(run.repo) }}#{{ run.pr_number }}</td><td class="{{ a.label }}">{{ shown(a.label) }}</td>
 <td>{{ a.record.failures }}/{{ a.record.runs }}</td><td>{{ when(a.created_at) }}</td></tr>
 {% else %}<tr><td colspan="5" class="muted">no attempts yet</td></tr>{% endfor %}</table>
 <h2>recent gate runs</h2>
 <table id="runs"><tr><th>pull request</th><th>head</th><th>label</th><th>conclusion</th><th>when</th></tr>
-{% for run in runs %}<tr><td><a href="/records/{{ run.id }}">{{ run.repo }}#{{ run.pr_number }}</a></td>
+{% for run in runs %}<tr><td><a href="/records/{{ run.id }}">{{ shown(run.repo) }}#{{ run.pr_number }}</a></td>
 <td><code>{{ run.head_sha[:12] }}</code></td><td class="{{ run.label }}">{{ run.label or run.status }}</td>
 <td class="{{ run.conclusion }}">{{ run.conclusion or "-" }}</td><td>{{ when(run.created_at) }}</td></tr>
 {% else %}<tr><td colspan="5" class="muted">no runs yet</td></tr>{% endfor %}</table>
@@ -88,32 +89,47 @@ def strip_svg(rows: list[dict[str, Any]], *, element_id: str = "strip") -> str:
     for i, row in enumerate(rows):
         outcome = row.get("outcome", "transport")
         title = outcome if outcome == "pass" else f"{outcome}: {row.get('reason')}"
+        outcome = outcome if outcome in MARK else "transport"  # the class attribute takes known words only
         marks.append(f'<rect class="mark {outcome}" x="{i * (size + gap)}" y="0" width="{size}" height="{size}" '
-                     f'rx="2" fill="{MARK.get(outcome, MARK["transport"])}"><title>{_esc(title)}</title></rect>')
+                     f'rx="2" fill="{MARK.get(outcome, MARK["transport"])}"><title>{_esc(shown(title, None))}</title></rect>')
     return (f'<svg id="{element_id}" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{size}" '
             f'viewBox="0 0 {width} {size}" role="img" aria-label="{len(rows)} replays">{"".join(marks)}</svg>')
 
 
 def _esc(text: str) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+            .replace("'", "&#39;"))
 
 
 def _page(title: str, body: str) -> str:
-    return render_template_string(PAGE, title=title, style=STYLE, body=body)
+    # render_template_string autoescapes every {{ }}; only `body`, built here from escaped parts, is |safe
+    return render_template_string(PAGE, title=shown(title, None), style=STYLE, body=body)
+
+
+def _shown_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The record's repo-controlled strings made one visible line each (HTML escaping is Jinja's)."""
+    view = dict(record)
+    for key in ("label", "assertion_id", "reason"):
+        if view.get(key) is not None:
+            view[key] = shown(view[key], None)
+    view["notes"] = [shown(n, None) for n in record.get("notes") or []]
+    return view
 
 
 def record_page(record: dict[str, Any]) -> str:
-    identifiers = [(k, record.get(k)) for k in ("record_id", "assertion_id", "property_id", "patch_digest",
-                                                "contract_digest", "fixture_digest", "witness_hash", "seed")]
+    identifiers = [(k, shown(record.get(k), None)) for k in ("record_id", "assertion_id", "property_id", "patch_digest",
+                                                             "contract_digest", "fixture_digest", "witness_hash",
+                                                             "seed")]
     identifiers.append(("failures / runs", f"{record.get('failures', 0)} / {record.get('runs', 0)}"))
     if record.get("hold_reasons"):
-        identifiers.append(("hold", ", ".join(record["hold_reasons"])))
+        identifiers.append(("hold", shown(", ".join(str(h) for h in record["hold_reasons"]), None)))
     if record.get("frozen_by"):
         frozen = record["frozen_by"]
-        identifiers.append(("frozen", f"until {frozen['expires_at']} by @{frozen.get('accepted_by') or '?'}"))
+        identifiers.append(("frozen", shown(f"until {frozen['expires_at']} by @{frozen.get('accepted_by') or '?'}",
+                                            None)))
     rows = record.get("replays") or record.get("first_runs") or []
     body = render_template_string(
-        RECORD, r=_Obj(record), identifiers=identifiers, strip=strip_svg(rows),
+        RECORD, r=_Obj(_shown_record(record)), identifiers=identifiers, strip=strip_svg(rows),
         unshrunk=strip_svg(record.get("unshrunk_replays") or [], element_id="unshrunk"),
         witness=json.dumps(record.get("witness"), indent=2, sort_keys=True),
         freeze=json.dumps(record.get("freeze"), indent=2, sort_keys=True))
@@ -123,7 +139,8 @@ def record_page(record: dict[str, Any]) -> str:
 def run_page(run, attempts) -> str:
     strips = {a.id: strip_svg(a.record.get("replays") or a.record.get("first_runs") or [], element_id=f"strip-{a.id}")
               for a in attempts}
-    return _page(f"{run.repo}#{run.pr_number}", render_template_string(RUN, run=run, attempts=attempts, strips=strips))
+    return _page(f"{run.repo}#{run.pr_number}", render_template_string(RUN, run=run, attempts=attempts, strips=strips,
+                                                                       shown=_shown_none))
 
 
 def admin_page(runs, attempts, freezes, now: datetime | None = None) -> str:
@@ -138,8 +155,13 @@ def admin_page(runs, attempts, freezes, now: datetime | None = None) -> str:
         hours, rest = divmod(int(seconds), 3600)
         return f"{hours}h {rest // 60:02d}m (until {iso(freeze.expires_at)})"
 
-    body = render_template_string(ADMIN, runs=runs, attempts=attempts, freezes=freezes, left=left, when=iso)
+    body = render_template_string(ADMIN, runs=runs, attempts=attempts, freezes=freezes, left=left, when=iso,
+                                  shown=_shown_none)
     return _page("witness-gate admin", body)
+
+
+def _shown_none(text: Any) -> str:
+    return shown(text, None)
 
 
 def admin_allowed(configured: str, header: str | None, query: str | None) -> bool:

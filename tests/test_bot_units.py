@@ -1,6 +1,7 @@
 """The pure parts of the App: signatures, comment commands, routing, settings, check run rendering."""
 
 import json
+import re
 
 import pytest
 
@@ -187,3 +188,54 @@ def test_a_checkout_cache_someone_else_can_write_is_refused(tmp_path, monkeypatc
     with pytest.raises(checkouts.CheckoutError, match="writable by others, so what is cached in it could be planted"):
         checkouts.checkout(api=None, repo="acme/calc", head_sha="a" * 40)
     assert list(shared.rglob("*.witness-tree")) == []
+
+
+# -- repo-controlled text in the check run ------------------------------------------------------
+EVIL = "a|b</td><img src=x onerror=alert(1)>\n# heading `code` [link](http://x) \x1b[2K\rverdict: pass \u202egnp.exe"
+
+
+def _cells(row: str) -> int:
+    """The cells of a Markdown table row, as GitHub counts them (an escaped \\| does not split)."""
+    return len([c for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))])
+
+
+def test_a_reason_cannot_break_the_check_run_out_of_its_cell():
+    out = checks.render_results([attempt(EVIL, "regression", reason=EVIL, witness={"x": 1},
+                                         notes=[EVIL], hold_reasons=[EVIL])], patch_digest="p", details_url="u")
+    assert "\n" not in out.title and "\x1b" not in out.title and "\u202e" not in out.title
+    lines = out.summary.split("\n")
+    header, row = lines[1], lines[3]
+    assert _cells(row) == _cells(header) == 7
+    for text in (out.summary, out.text):
+        assert "\x1b" not in text and "\r" not in text and "\u202e" not in text
+        outside_code = re.sub(r"(`+)(.+?)\1", "", text)  # in a code span, <img> and [x](y) are literal text
+        for markup in (r"<img", r"</td>", r"\]\(http"):
+            assert not re.search(r"(?<!\\)" + markup, outside_code), markup
+        assert not any(line.startswith("# heading") or line.startswith("verdict: pass") for line in text.split("\n"))
+    [note] = [ln for ln in lines if ln.startswith("- ")]
+    assert "\\x0a" in note and "\\u202e" in note  # visible escapes, not the characters
+    [annotation] = out.annotations
+    assert "\n" not in annotation["message"] and "\n" not in annotation["title"]
+
+
+def test_code_spans_and_fences_outlast_the_backticks_inside():
+    assert checks.md_code("plain") == "`plain`"
+    assert checks.md_code("a`b") == "`` a`b ``"
+    assert checks.md_code("x|y") == "`x\\|y`"
+    block = checks.md_block("```\n# out of the fence\n```")
+    assert block.startswith("````\n") and block.endswith("\n````")
+
+
+def test_a_failed_setup_output_stays_in_its_fence():
+    setup = {"failed": "exit:1", "step": "pip `x`", "output": "```\n# pwned\n<img src=x>\n\x1b[31mred"}
+    out = checks.render_results([attempt("a", "hold", hold_reasons=["setup_failed"], setup=setup)],
+                                patch_digest="p", details_url="u")
+    fence = re.search(r"\n(`{3,})\n", out.text).group(1)
+    assert len(fence) > 3 and "\x1b" not in out.text and "`` pip `x` ``" in out.text
+
+
+def test_refusals_and_faults_show_repo_text_on_one_line():
+    out = checks.render_refusal("hold", "refused:\nverdict: pass", "summary", files=["ok.py", "bad\n.py"])
+    assert "\n" not in out.title and [a["path"] for a in out.annotations] == ["ok.py"]
+    fault = checks.render_fault("CheckoutError: tarball member 'x\n# y|<b>'", "u")
+    assert "\n# y" not in fault.summary and "<b>" not in fault.summary

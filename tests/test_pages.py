@@ -72,3 +72,20 @@ def test_a_record_is_json_for_programs_and_html_for_people(stack, double, tmp_pa
     assert as_json.headers["Content-Type"].startswith("application/json") and as_json.json()["kind"] == "gate_run"
     as_html = requests.get(run["details_url"], headers={"Accept": "text/html"}, timeout=5)
     assert as_html.headers["Content-Type"].startswith("text/html") and "<svg" in as_html.text
+
+
+# -- repo-controlled text on the pages (no browser, no stack) ------------------------------------
+def test_a_record_page_escapes_what_the_repository_wrote():
+    from flask import Flask
+
+    from bot.pages import record_page
+
+    evil = "<script>alert(1)</script>\u202e\n\x1b[2K"
+    record = {"record_id": "r1", "label": "regression", "assertion_id": evil, "reason": evil, "notes": [evil],
+              "hold_reasons": [evil], "witness": {"x": evil}, "failures": 1, "runs": 1, "seed": evil,
+              "replays": [{"outcome": "fail", "reason": evil}, {"outcome": "<b>x", "reason": evil}]}
+    with Flask(__name__).app_context():
+        html = record_page(record)
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "\u202e" not in html and "\x1b" not in html and "\\u202e" in html
+    assert 'class="mark transport"' in html and "<b>x" not in html  # an unknown outcome is no class name

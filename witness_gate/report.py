@@ -7,10 +7,13 @@ import sys
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from witness_gate.discover import PropertyTarget
+from witness_gate.display import shown, shown_lines
 from witness_gate.session import PropertyResult
 
 PHASES = {
@@ -31,8 +34,13 @@ def console_for(stream: TextIO) -> Console:
 
 
 def _raw(console: Console, text: str) -> None:
-    """JSON and paths are printed unwrapped, so they copy and paste whole."""
-    console.print(text, markup=False, soft_wrap=True)
+    """JSON and paths are printed unwrapped, so they copy and paste whole (one line, escaped)."""
+    console.print(Text(shown(text, None)), markup=False, highlight=False, soft_wrap=True)
+
+
+def _safe(text: Any, limit: int | None = 200) -> str:
+    """Repo-controlled text inside a markup string: one line, no control characters, no markup."""
+    return escape(shown(text, limit))
 
 
 class PlainReporter:
@@ -45,7 +53,7 @@ class PlainReporter:
 
     def start(self, target: PropertyTarget, index: int, total: int) -> None:
         self.phase = ""
-        print(f"[{index}/{total}] {target.assertion_id}", file=self.stream, flush=True)
+        print(f"[{index}/{total}] {shown(target.assertion_id)}", file=self.stream, flush=True)
 
     def progress(self, phase: str, done: int, total: int) -> None:
         if phase != self.phase:
@@ -61,14 +69,15 @@ class PlainReporter:
 
     def say(self, text: str) -> None:
         """A line about the run as a whole, such as the set-up phase starting."""
-        print(text, file=self.stream, flush=True)
+        first, *rest = shown_lines(text)
+        print("\n".join([first, *("    " + line for line in rest)]), file=self.stream, flush=True)
 
     def finish(self, result: PropertyResult) -> None:
         self._close_phase()
         self.phase = ""
         v = result.verdict
-        why = f" ({', '.join(v.hold_reasons)})" if v.hold_reasons else ""
-        print(f"    -> {v.label}{why}", file=self.stream, flush=True)
+        why = f" ({shown(', '.join(v.hold_reasons), None)})" if v.hold_reasons else ""
+        print(f"    -> {shown(v.label)}{why}", file=self.stream, flush=True)
 
 
 class LiveReporter(PlainReporter):
@@ -90,7 +99,7 @@ class LiveReporter(PlainReporter):
         if phase != self.phase or self.task is None:
             if self.task is not None:
                 self.bar.remove_task(self.task)
-            self.task = self.bar.add_task(PHASES.get(phase, phase), total=total)
+            self.task = self.bar.add_task(_safe(PHASES.get(phase, phase)), total=total)
         self.bar.update(self.task, completed=done, total=total)
         super().progress(phase, done, total)
 
@@ -120,14 +129,14 @@ def results_table(results: list[PropertyResult]) -> Table:
     for r in results:
         v = r.verdict
         reason = r.record.get("reason") or ("; ".join(v.hold_reasons) if v.hold_reasons else "-")
-        table.add_row(
-            r.target.assertion_id,
-            f"[{STYLE.get(v.label, '')}]{v.label}[/]",
+        table.add_row(  # Text, never markup: every cell but the counts comes from the repository
+            Text(shown(r.target.assertion_id)),
+            Text(shown(v.label), style=STYLE.get(v.label, "")),
             f"{v.failures}/{v.runs}" if v.runs else "-",
-            reason,
-            short(r.record.get("witness_hash")),
-            short(r.binding.fixture_digest),
-            r.binding.seed or "-",
+            Text(shown(reason, None)),
+            Text(shown(short(r.record.get("witness_hash")))),
+            Text(shown(short(r.binding.fixture_digest))),
+            Text(shown(r.binding.seed or "-")),
         )
     return table
 
@@ -135,18 +144,22 @@ def results_table(results: list[PropertyResult]) -> Table:
 def print_report(results: list[PropertyResult], header: str, overall: str, code: int,
                  out_dir: Any, stream: TextIO = sys.stdout) -> None:
     console = console_for(stream)
-    console.print(header)
+    _raw(console, header)
     console.print(results_table(results))
     for r in results:
         v = r.verdict
+        name = _safe(r.target.assertion_id)
         if v.hold_reasons and v.label == "hold":
-            console.print(f"[yellow]{r.target.assertion_id}[/]: hold because {', '.join(v.hold_reasons)}")
+            console.print(f"[yellow]{name}[/]: hold because {_safe(', '.join(v.hold_reasons), None)}")
         for note in r.notes:
-            _raw(console, f"  {r.target.assertion_id}: {note}")
+            first, *rest = shown_lines(note)
+            _raw(console, f"  {r.target.assertion_id}: {first}")
+            for line in rest:
+                _raw(console, f"      {line}")
         if r.evidence is not None and r.evidence.failed_once:
             shrink = r.evidence.shrink
             console.print(
-                f"[bold]witness[/] {r.target.assertion_id} ({r.record.get('reason')}; shrunk in "
+                f"[bold]witness[/] {name} ({_safe(r.record.get('reason'))}; shrunk in "
                 f"{shrink.steps} steps, {shrink.evaluations} evaluations; "
                 f"{'local stop' if shrink.stopped else 'budget hit'}):"
             )
@@ -154,14 +167,15 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
             if r.witness_path:
                 _raw(console, f"  file: {r.witness_path}")
         if r.freeze:
-            console.print(f"[bold]proposed freeze[/] for {r.target.assertion_id} "
+            console.print(f"[bold]proposed freeze[/] for {name} "
                           "(silences nothing until a person accepts it):")
-            _raw(console, json.dumps(r.freeze, indent=2, sort_keys=True))
+            for line in json.dumps(r.freeze, indent=2, sort_keys=True).split("\n"):  # ASCII: json escapes the rest
+                _raw(console, line)
         if v.frozen_by:
-            console.print(f"{r.target.assertion_id}: frozen until {v.frozen_by.expires_at}"
-                          + (f" by @{v.frozen_by.accepted_by}" if v.frozen_by.accepted_by else ""))
+            console.print(f"{name}: frozen until {_safe(v.frozen_by.expires_at)}"
+                          + (f" by @{_safe(v.frozen_by.accepted_by)}" if v.frozen_by.accepted_by else ""))
     _raw(console, f"records: {out_dir}")
-    console.print(f"[bold]verdict: [{STYLE.get(overall, '')}]{overall}[/][/] (exit {code})")
+    console.print(f"[bold]verdict: [{STYLE.get(overall, '')}]{_safe(overall)}[/][/] (exit {code})")
 
 
 def results_json(results: list[PropertyResult]) -> list[dict[str, Any]]:

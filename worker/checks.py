@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from witness_gate.display import shown
 from witness_gate.verdict import overall_label
 
 CHECK_NAME = "witness-gate"
@@ -69,41 +71,44 @@ def render_results(attempts: list[dict[str, Any]], *, patch_digest: str, details
     labels = [a["label"] for a in attempts]
     label = overall_label(labels)
     source = next((a for a in attempts if a["label"] == label), None)
-    title = f"{label}: {source['assertion_id']}" if source else label
+    title = one_line(f"{label}: {source['assertion_id']}" if source else label)
     rows = ["| property | label | failures/runs | reason | witness | fixture | seed |",
             "|---|---|---|---|---|---|---|"]
     for a in attempts:
-        holds = ", ".join(a.get("hold_reasons") or [])
-        reason = " ".join(filter(None, [a.get("reason"), f"(hold: {holds})" if holds else ""])) or "-"
-        rows.append(f"| `{a['assertion_id']}` | {a['label']} | {a.get('failures', 0)}/{a.get('runs', 0)} | "
-                    f"{_cell(reason)} | `{_short(a.get('witness_hash'))}` | `{_short(a.get('fixture_digest'))}` | "
-                    f"`{_cell(a.get('seed') or '-')}` |")
-    notes = [f"- `{a['assertion_id']}`: {_cell(n)}" for a in attempts for n in a.get("notes", [])]
+        holds = ", ".join(str(h) for h in a.get("hold_reasons") or [])
+        reason = " ".join(filter(None, [str(a.get("reason") or ""), f"(hold: {holds})" if holds else ""])) or "-"
+        rows.append(f"| {md_code(a['assertion_id'])} | {md_text(a['label'])} | "
+                    f"{_int(a.get('failures'))}/{_int(a.get('runs'))} | "
+                    f"{md_text(reason)} | {md_code(_short(a.get('witness_hash')))} | "
+                    f"{md_code(_short(a.get('fixture_digest')))} | {md_code(a.get('seed') or '-')} |")
+    notes = [f"- {md_code(a['assertion_id'])}: {md_text(n, NOTE_LIMIT)}" for a in attempts for n in a.get("notes", [])]
     frozen = [a for a in attempts if a.get("frozen_by")]
-    summary = "\n".join([MARKER, *rows, "", f"patch digest `{patch_digest}`", ""]
-                        + ([f"frozen until {a['frozen_by']['expires_at']} by @{a['frozen_by'].get('accepted_by') or '?'}"
+    summary = "\n".join([MARKER, *rows, "", f"patch digest {md_code(patch_digest)}", ""]
+                        + ([f"frozen until {md_text(a['frozen_by']['expires_at'])} by "
+                            f"@{md_text(a['frozen_by'].get('accepted_by') or '?')}"
                             for a in frozen]) + (["", "**notes**", *notes] if notes else []))
     text_parts = []
     failed_setup = next((a["setup"] for a in attempts if (a.get("setup") or {}).get("failed")), None)
     if failed_setup:  # one head, one set-up: its output once, whole, where a person can read it
-        text_parts.append(f"### set-up failed ({failed_setup['failed']}): `{failed_setup['step']}`\nNo property ran. "
-                          "Fix the set-up (its command is in `.witness.yml` on the base branch, its input in this "
-                          f"pull request), then Replay.\n```\n{failed_setup['output'].strip()}\n```")
+        text_parts.append(f"### set-up failed ({md_text(failed_setup['failed'])}): {md_code(failed_setup['step'])}\n"
+                          "No property ran. Fix the set-up (its command is in `.witness.yml` on the base branch, its "
+                          "input in this pull request), then Replay.\n"
+                          + md_block(str(failed_setup['output']).strip()))
     for a in attempts:
         if a.get("freeze"):
-            text_parts.append(f"### proposed freeze: `{a['assertion_id']}`\nIt silences nothing until a person "
+            text_parts.append(f"### proposed freeze: {md_code(a['assertion_id'])}\nIt silences nothing until a person "
                               "with write access accepts it (button or `/witness freeze accept <hours>h`).\n"
-                              f"```json\n{json.dumps(a['freeze'], indent=2, sort_keys=True)}\n```")
+                              + md_block(json.dumps(a['freeze'], indent=2, sort_keys=True), "json"))
     for a in attempts:
         if a.get("witness") is not None:
-            text_parts.append(f"### witness: `{a['assertion_id']}` ({a.get('reason')})\n"
-                              f"```json\n{json.dumps(a['witness'], sort_keys=True)}\n```")
+            text_parts.append(f"### witness: {md_code(a['assertion_id'])} ({md_text(a.get('reason'))})\n"
+                              + md_block(json.dumps(a['witness'], sort_keys=True), "json"))
     pointer = f"The full record: {details_url}"
     actions = [dict(REPLAY)]
     if any(a.get("freeze") for a in attempts):
         actions.append(dict(ACCEPT))
     annotations = [_annotation(a) for a in attempts if a["label"] in ("regression", "flake", "hold", "not_reproduced")
-                   and a.get("relpath")]
+                   and a.get("relpath") and shown(a["relpath"], None) == a["relpath"]]  # GitHub refuses odd paths
     return CheckOutput(conclusion_for(label, overrides), title, fit(summary, pointer=pointer),
                        fit("\n\n".join(text_parts), pointer=pointer), annotations, actions)
 
@@ -111,8 +116,9 @@ def render_results(attempts: list[dict[str, Any]], *, patch_digest: str, details
 def render_refusal(label: str, title: str, summary: str, *, files: list[str] = (), line_of: dict[str, int] | None = None,
                    overrides: dict[str, str] | None = None) -> CheckOutput:
     """A head refused or skipped before any property ran: mixed edit, bad config, nothing to gate."""
+    title = one_line(title)
     annotations = [{"path": f, "start_line": (line_of or {}).get(f, 1), "end_line": (line_of or {}).get(f, 1),
-                    "annotation_level": "failure", "message": title} for f in files]
+                    "annotation_level": "failure", "message": title} for f in files if shown(f, None) == f]
     return CheckOutput(conclusion_for(label, overrides), title, fit(f"{MARKER}\n{summary}"), "", annotations)
 
 
@@ -128,24 +134,61 @@ def render_ended(newer_head: str) -> CheckOutput:
 
 def render_fault(reason: str, details_url: str) -> CheckOutput:
     """The gate could not finish: never leave the check run in progress."""
-    summary = (f"{MARKER}\nwitness-gate could not finish this head: {reason}\n\n"
+    summary = (f"{MARKER}\nwitness-gate could not finish this head: {md_text(reason, NOTE_LIMIT)}\n\n"
                "Press **Replay** or comment `/witness replay` to try again.")
     return CheckOutput("action_required", "witness-gate could not finish", fit(summary, pointer=details_url))
 
 
 def _annotation(attempt: dict[str, Any]) -> dict[str, Any]:
     level = "failure" if attempt["label"] == "regression" else "warning"
-    reason = attempt.get("reason") or ", ".join(attempt.get("hold_reasons") or [])
-    message = (f"{attempt['label']}: {attempt['assertion_id']} failed {attempt.get('failures', 0)}/"
-               f"{attempt.get('runs', 0)} replays ({reason}); witness {_short(attempt.get('witness_hash'))}")
-    line = int(attempt.get("line") or 1)
+    reason = attempt.get("reason") or ", ".join(str(h) for h in attempt.get("hold_reasons") or [])
+    message = (f"{shown(attempt['label'])}: {shown(attempt['assertion_id'])} failed {_int(attempt.get('failures'))}/"
+               f"{_int(attempt.get('runs'))} replays ({shown(reason, NOTE_LIMIT)}); "
+               f"witness {shown(_short(attempt.get('witness_hash')))}")
+    line = _int(attempt.get("line")) or 1
     return {"path": attempt["relpath"], "start_line": line, "end_line": line, "annotation_level": level,
-            "message": message[:64000], "title": f"witness-gate: {attempt['label']}"}
+            "message": message[:64000], "title": one_line(f"witness-gate: {attempt['label']}")}
 
 
 def _short(digest: str | None) -> str:
-    return digest[:12] if digest else "-"
+    return str(digest)[:12] if digest else "-"
 
 
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")[:200]
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+# -- repo-controlled text in the check run ---------------------------------------------------------
+# Reasons, assertion ids, notes and paths come from the repository (or from an older record): each is
+# made one visible line first (witness_gate.display.shown), then escaped for where it lands.
+NOTE_LIMIT = 500
+_MARKUP = re.compile(r"([\\`*\[\]<>|~&!#])")  # what starts code, links, images, HTML, entities, cells
+
+
+def one_line(text: Any, limit: int = 255) -> str:
+    """A check run title or annotation title: plain text, one line, at most `limit` characters."""
+    return shown(text, limit)
+
+
+def md_text(text: Any, limit: int | None = 200) -> str:
+    """Repo-controlled text as literal Markdown inline text (also inside a table cell): one line, and
+    every character that could open a code span, link, image, HTML tag, entity or table cell is
+    backslash-escaped, so no `|`, `<img>`, `[x](url)` or `# heading` survives."""
+    return _MARKUP.sub(r"\\\1", shown(text, limit))
+
+
+def md_code(text: Any, limit: int | None = 200) -> str:
+    """Repo-controlled text as an inline code span that cannot be closed early or split a table row."""
+    value = shown(text, limit).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") or longest else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
+def md_block(text: str, info: str = "") -> str:
+    """A fenced block whose fence is longer than any backtick run inside, each line made visible."""
+    body = "\n".join(shown(line, None) for line in str(text).split("\n"))
+    longest = max((len(run) for run in re.findall(r"`{3,}", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{body}\n{fence}"

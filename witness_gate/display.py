@@ -1,0 +1,48 @@
+"""Showing repo-controlled text: one line, no control or format characters, bounded.
+
+Reasons, assertion ids, notes, hold reasons and paths all come, one way or another, from the
+repository under test (or from a record an older version wrote). Wherever the gate shows one —
+the terminal report, the check run, the record page — it goes through `shown` first, and then
+through the renderer's own escaping (rich markup, Markdown, HTML), so a reason cannot print a
+fake verdict line, move the cursor, reorder text with bidi overrides or start a table row.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+REASON_LIMIT = 200
+_HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}  # control, format (bidi), surrogates, unassigned, separators
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def shown(text: Any, limit: int | None = REASON_LIMIT) -> str:
+    """`text` made safe to show on one line: every control, format or non-printable character
+    (newlines, ESC, CR, U+202E, U+2028, …) becomes a visible `\\xNN` / `\\uNNNN` escape, and the
+    result is cut to `limit` characters (ending in `…`) when `limit` is set. None shows as ''."""
+    if text is None:
+        return ""
+    out = []
+    for ch in str(text):
+        if ch != " " and (unicodedata.category(ch) in _HIDDEN or not ch.isprintable()):
+            out.append(_escape(ch))
+        else:
+            out.append(ch)
+    result = "".join(out)
+    if limit is not None and len(result) > limit:
+        result = result[: max(0, limit - 1)] + "…"
+    return result
+
+
+def shown_lines(text: Any, limit: int | None = None) -> list[str]:
+    """A multi-line text (a note, a set-up's output) as lines, each of them `shown`."""
+    return [shown(line, limit) for line in str(text if text is not None else "").split("\n")]
