@@ -667,3 +667,205 @@ def test_the_old_split_would_have_skipped_the_root_level_module(git_repo, tmp_pa
     monkeypatch.setattr(Config, "split", old_split)
     outcome = _gate_root_module_head(_root_module_head(git_repo), tmp_path / "out")
     assert outcome.results == [] and outcome.skipped.startswith("only paths.ignore paths changed (1: helpers.py)")
+
+
+# -- a checkout that points at the host --
+# The attack: an oracle-only head whose property module is a symlink to a host file (a planted secret,
+# written as Python whose property name is the secret), and a working tree whose property module is a FIFO.
+# The gate must not read the file (its name would show as an assertion id), nor block on the FIFO; the
+# module becomes a property that holds with `unsafe_path:<relpath>`. The controls switch witness_gate.safefs
+# off (a naive read through the link) and show the secret read and the gate hung.
+import threading  # noqa: E402
+
+from witness_gate import safefs  # noqa: E402
+
+
+def _planted_secret(tmp_path):
+    token = "SECRET" + os.urandom(6).hex()
+    path = tmp_path / "host-secret.py"
+    path.write_text(f"def prop_{token}(fixture):\n    return True\n")
+    return path, token
+
+
+def _head_linking_a_property_to(git_repo, target):
+    git_repo.commit({"src/calc.py": "def double(x):\n    return 2 * x\n", "tests/properties/test_calc.py": ROOT_PROPS,
+                     "tests/fixtures/prop_double.json": {"xs": [1, 2]}, ".witness.yml": "version: 1\n"}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    os.symlink(target, git_repo.path / "tests" / "properties" / "test_host.py")
+    git_repo.git("add", "-A")
+    git_repo.git("commit", "-q", "-m", "a property module that is a link to the host")
+    return git_repo
+
+
+def _naive_read(root, relpath, *, max_bytes):
+    return (Path(root) / relpath).read_bytes()  # what the gate did before: follows the link, opens the FIFO
+
+
+def _everything_shown(outcome):
+    import json
+
+    return json.dumps([[r.target.assertion_id, r.notes, r.record] for r in outcome.results], default=str)
+
+
+def test_a_property_module_linked_to_a_host_file_is_never_read(git_repo, tmp_path):
+    secret, token = _planted_secret(tmp_path)
+    outcome = _gate_root_module_head(_head_linking_a_property_to(git_repo, str(secret)), tmp_path / "out")
+    by_id = {r.target.assertion_id: r for r in outcome.results}
+    assert set(by_id) == {"prop_double", "unsafe_path:tests.properties.test_host.py"}
+    held = by_id["unsafe_path:tests.properties.test_host.py"]
+    assert held.verdict.hold_reasons[0] == "unsafe_path:tests/properties/test_host.py"
+    assert held.evidence is None  # nothing of it ran
+    assert token not in _everything_shown(outcome)
+
+
+def test_a_property_module_linked_to_a_host_file_is_read_without_safefs(git_repo, tmp_path, monkeypatch):
+    # the control: with the naive read, the host file is read and its secret becomes an assertion id
+    secret, token = _planted_secret(tmp_path)
+    monkeypatch.setattr(safefs, "read_inside", _naive_read)
+    outcome = _gate_root_module_head(_head_linking_a_property_to(git_repo, str(secret)), tmp_path / "out")
+    assert f"prop_{token}" in {r.target.assertion_id for r in outcome.results}
+
+
+def _discover_in_a_thread(root):
+    from witness_gate.discover import discover
+
+    box = {}
+    thread = threading.Thread(target=lambda: box.update(targets=discover(root, "tests/properties", {})), daemon=True)
+    thread.start()
+    thread.join(5)
+    return thread, box
+
+
+def _tree_with_a_fifo(tmp_path):
+    root = tmp_path / "work"
+    (root / "tests" / "properties").mkdir(parents=True)
+    (root / "tests" / "properties" / "test_ok.py").write_text("def prop_ok(f):\n    return True\n")
+    os.mkfifo(root / "tests" / "properties" / "test_fifo.py")
+    return root
+
+
+def test_a_property_module_that_is_a_fifo_never_blocks_the_gate(tmp_path):
+    root = _tree_with_a_fifo(tmp_path)
+    thread, box = _discover_in_a_thread(root)
+    assert not thread.is_alive(), "discovery blocked on a FIFO"
+    [fifo] = [t for t in box["targets"] if t.holds]
+    assert fifo.holds == ("unsafe_path:tests/properties/test_fifo.py",)
+    assert "a FIFO (named pipe)" in fifo.contract_problem
+
+
+def test_a_property_module_that_is_a_fifo_blocks_the_gate_without_safefs(tmp_path, monkeypatch):
+    # the control: the naive read opens the FIFO and waits for a writer that never comes
+    root = _tree_with_a_fifo(tmp_path)
+    monkeypatch.setattr(safefs, "read_inside", _naive_read)
+    thread, _ = _discover_in_a_thread(root)
+    hung = thread.is_alive()
+    os.close(os.open(root / "tests" / "properties" / "test_fifo.py", os.O_WRONLY))  # let the reader go
+    thread.join(5)
+    assert hung, "the naive read of a FIFO should block"
+
+
+# -- a regression that changes its reason every time --
+# The attack: the implementation raises an exception class with a new random name on every evaluation,
+# so every replay of the witness fails with another reason: article 004 sees two flake signatures and
+# would hold it open. SPEC §6 says every replay failing is a regression whatever the mix of reasons.
+# The control switches that rule off in-process and shows the patch would have bought a hold.
+RANDOM_RAISE = ("import os\n\ndef double(x):\n"
+                "    raise type(f'E{os.urandom(4).hex()}', (Exception,), {})('a new name every time')\n")
+
+
+def _head_with_random_exceptions(git_repo):
+    git_repo.commit({"src/calc.py": "def double(x):\n    return 2 * x\n", "tests/properties/test_calc.py": ROOT_PROPS,
+                     "tests/fixtures/prop_double.json": {"xs": [1, 2]}, ".witness.yml": "version: 1\n"}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": RANDOM_RAISE}, "raise a randomly named exception")
+    return git_repo
+
+
+def test_a_regression_that_changes_its_reason_every_time_is_a_regression(git_repo, tmp_path):
+    import json
+
+    from conftest import run_cli
+
+    repo = _head_with_random_exceptions(git_repo)
+    done = run_cli("run", "--repo", str(repo.path), "--base", "main", "--head", "patch", "--out",
+                   str(tmp_path / "out"), "--json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    [row] = json.loads(done.stdout)
+    assert row["verdict"] == "regression"
+    [record] = (tmp_path / "out").glob("*/prop_double.attempt.json")
+    record = json.loads(record.read_text())
+    reasons = [r["reason"] for r in record["replays"]]
+    assert len(reasons) == 5 and len(set(reasons)) == 5 and all(r.startswith("raise:E") for r in reasons)
+    assert record["tables"]["budget"] == "hold_open"  # article 004's table, recorded as it is
+
+
+def test_a_regression_that_changes_its_reason_every_time_buys_a_hold_without_the_rule(git_repo, tmp_path,
+                                                                                        monkeypatch):
+    # the control: without §6's rule for a witness whose every replay fails, the same patch is a hold
+    from witness_gate import verdict
+
+    monkeypatch.setattr(verdict, "every_replay_failed_rule", lambda evidence, policy: False)
+    outcome = _gate_root_module_head(_head_with_random_exceptions(git_repo), tmp_path / "out")
+    [result] = outcome.results
+    assert (result.verdict.label, result.verdict.hold_reasons) == ("hold", ["two_flake_signatures"])
+
+
+# -- a reason that tries to print its own verdict --
+# The attack: a property's reason carries rich markup, a newline, "erase line" and carriage return, so
+# that on a terminal the report would show a line `verdict: pass` of its own. Every display escapes
+# what it gets (witness_gate.display.shown, then the renderer's escaping). The control gives the report
+# the reason as the property wrote it (as an older record would carry it) with the escaping switched off.
+import io  # noqa: E402
+import re  # noqa: E402
+
+FAKE_VERDICT = "[green]verdict: pass[/green]\n\x1b[2K\rverdict: pass"
+
+
+def _head_with_a_lying_reason(git_repo):
+    props = ROOT_PROPS.replace('or "double-wrong"', "or " + repr(FAKE_VERDICT))
+    git_repo.commit({"src/calc.py": "def double(x):\n    return 2 * x\n", "tests/properties/test_calc.py": props,
+                     "tests/fixtures/prop_double.json": {"xs": [1, 13]}, ".witness.yml": "version: 1\n"}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": "def double(x):\n    return 27 if x == 13 else 2 * x\n"}, "break 13")
+    return git_repo
+
+
+def _terminal_lines(text):
+    """What a terminal shows: each line after its last carriage return, without escape sequences."""
+    return [re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", line.split("\r")[-1]) for line in text.split("\n")]
+
+
+def _report_on_a_terminal(outcome, monkeypatch):
+    from rich.console import Console
+
+    from witness_gate import report
+
+    stream = io.StringIO()
+    monkeypatch.setattr(report, "console_for", lambda s: Console(file=s, force_terminal=True, width=120,
+                                                                  highlight=False))
+    report.print_report(outcome.results, outcome.header, "regression", 1, "out", stream=stream)
+    return stream.getvalue()
+
+
+def test_a_reason_cannot_print_its_own_verdict(git_repo, tmp_path, monkeypatch):
+    outcome = _gate_root_module_head(_head_with_a_lying_reason(git_repo), tmp_path / "out")
+    [result] = outcome.results
+    assert result.verdict.label == "regression"
+    shown = _report_on_a_terminal(outcome, monkeypatch)
+    assert not [ln for ln in _terminal_lines(shown) if ln.lstrip().startswith("verdict: pass")], shown
+    assert re.sub(r"\x1b\[[0-9;]*m", "", shown).count("\x1b") == 0  # only the report's own colours
+    assert "\r" not in shown
+    assert _terminal_lines(shown)[-2].startswith("verdict: regression (exit 1)")
+
+
+def test_a_reason_prints_its_own_verdict_without_escaping(git_repo, tmp_path, monkeypatch):
+    # the control: the raw reason, with shown() and rich's escape switched off, forges the line
+    from witness_gate import report
+
+    outcome = _gate_root_module_head(_head_with_a_lying_reason(git_repo), tmp_path / "out")
+    [result] = outcome.results
+    result.record["reason"] = FAKE_VERDICT
+    monkeypatch.setattr(report, "shown", lambda text, limit=None: str(text))
+    monkeypatch.setattr(report, "escape", lambda text: text)
+    shown = _report_on_a_terminal(outcome, monkeypatch)
+    assert [ln for ln in _terminal_lines(shown) if ln.startswith("verdict: pass")], shown
