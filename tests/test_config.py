@@ -10,6 +10,8 @@ paths:
   impl: ["src/"]                         # required; "dir/" prefixes or globs ("**/*.py")
   oracle: ["tests/properties/", "tests/fixtures/"]   # required
   generated: []                          # regenerated stubs: counted as oracle paths
+  ignore: []                             # e.g. ["docs/", "**/*.md"]: changes here alone are `skipped`;
+                                         # any other path outside impl and oracle counts as impl
 properties:
   dir: tests/properties
   command: null                          # optional runner-protocol command (list of args)
@@ -35,6 +37,7 @@ def test_the_specs_example_parses():
     assert config.impl == ("src/",)
     assert config.fixture_for("prop_anything") == "tests/fixtures/orders.json"
     assert config.seed == "17" and config.runs == 5 and config.expires_in_hours is None
+    assert config.ignore == ()
 
 
 def test_embedded_defaults():
@@ -61,6 +64,9 @@ def test_embedded_defaults():
      ("sh", "-c", 'pip install --target "$WITNESS_ENV" .')),
     ("setup:\n  timeout_seconds: 120\n", "setup_timeout_seconds", 120),
     ("version: 1\n", "setup_requirements", None),  # no set-up unless asked for
+    ("version: 1\n", "ignore", ()),  # nothing is ignored unless asked for
+    ("paths:\n  ignore: ['docs/', '**/*.md']\n", "ignore", ("docs/", "**/*.md")),
+    ("paths:\n  ignore: null\n", "ignore", ()),
 ])
 def test_valid(text, field, value):
     assert getattr(parse_config(text), field) == value
@@ -89,6 +95,14 @@ def test_valid(text, field, value):
     ("paths:\n  impl: src/\n", '.witness.yml:2: paths.impl: expected a list of path prefixes or globs, like '
      '["src/"] or ["**/*.py"], got \'src/\''),
     ("paths: [src]\n", ".witness.yml:1: paths: expected a mapping of settings, got ['src']"),
+    ("paths:\n  ignore: docs/\n", '.witness.yml:2: paths.ignore: expected a list of path prefixes or globs, '
+     'like ["docs/", "**/*.md"], got \'docs/\''),
+    ("version: 1\npaths:\n  impl: [src/]\n  ignore: [docs/, 3]\n", '.witness.yml:4: paths.ignore: expected a '
+     'list of path prefixes or globs, like ["docs/", "**/*.md"], got [\'docs/\', 3]'),
+    ("paths:\n  ignore: ['']\n", '.witness.yml:2: paths.ignore: expected a list of path prefixes or globs, '
+     'like ["docs/", "**/*.md"], got [\'\']'),
+    ("paths:\n  ignored: [docs/]\n", ".witness.yml:2: paths.ignored: unknown key; allowed here: "
+     "paths.generated, paths.ignore, paths.impl, paths.oracle"),
     ("properties:\n  dir: /etc\n", ".witness.yml:2: properties.dir: expected a path inside the repository "
      "(no leading '/', no '..'), got '/etc'"),
     ("properties:\n  fixtures: {'*': ../secret.json}\n", ".witness.yml:2: properties.fixtures: expected a path "
@@ -125,3 +139,14 @@ def test_every_problem_is_reported_at_once():
         "repo/.witness.yml:3: policy.max_steps: expected an integer >= 0, got -1",
         "repo/.witness.yml:5: freeze.max_hours: expected a number > 0, got 0",
     ]
+
+
+def test_the_readme_documents_every_key_of_the_schema():
+    from conftest import ROOT
+    from witness_gate.config import SCHEMA
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## `.witness.yml`", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `")}
+    assert rows == {key for key, *_ in SCHEMA}
+    assert "../shared/" not in readme  # the README stands on its own in the repository

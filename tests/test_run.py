@@ -84,12 +84,57 @@ def test_an_oracle_only_change_is_an_oracle_defect(git_repo):
     assert [row["verdict"] for row in json.loads(done.stdout)] == ["oracle_defect"]
 
 
-def test_a_change_outside_impl_and_oracle_is_skipped(git_repo):
+def test_a_change_outside_impl_and_oracle_is_gated_as_implementation(git_repo):
+    # the split fails closed: with no paths.ignore, even a README is code until the config says otherwise
     repo = base_repo(git_repo)
     repo.commit({"README.md": "calc, documented\n"})
+    done = gate(repo, "--json")
+    assert done.returncode == 0, done.stderr
+    assert [row["verdict"] for row in json.loads(done.stdout)] == ["pass"]
+    [record] = (repo.path.parent / "out").glob("*/prop_double.attempt.json")
+    assert json.loads(record.read_text())["split"] == {"impl_changed": True, "oracle_changed": False}
+
+
+IGNORE_DOCS = "version: 1\npaths:\n  impl: ['src/']\n  oracle: ['tests/properties/', 'tests/fixtures/']\n" \
+              "  ignore: ['docs/', '**/*.md']\n"
+
+
+def test_a_change_made_only_of_ignored_paths_is_skipped(git_repo):
+    repo = base_repo(git_repo, config=IGNORE_DOCS)
+    repo.commit({"README.md": "calc, documented\n", "docs/guide.txt": "how to double\n"})
     done = gate(repo)
-    assert done.returncode == 0
-    assert "verdict: skipped: no implementation or oracle path changed" in done.stdout
+    assert done.returncode == 0, done.stderr
+    assert ("verdict: skipped: only paths.ignore paths changed (2: README.md, docs/guide.txt); nothing to gate"
+            in done.stdout)
+    assert not (repo.path.parent / "out").exists()
+
+
+def test_a_root_level_module_is_gated_as_implementation_and_its_regression_caught(git_repo):
+    # the harness puts the repository root on sys.path: src/calc.py imports helpers.py from there
+    repo = base_repo(git_repo, config=IGNORE_DOCS)
+    repo.commit({"helpers.py": "def twice(x):\n    return x + x\n",
+                 "src/calc.py": "from helpers import twice\n\ndef double(x):\n    return twice(x)\n"}, "base: helpers")
+    repo.git("branch", "-f", "main", "HEAD")
+    repo.commit({"helpers.py": "def twice(x):\n    return x + x if x != 13 else 27\n", "NOTES.md": "faster\n"})
+    done = gate(repo, "--json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    [row] = json.loads(done.stdout)
+    assert row["verdict"] == "regression"
+    [record] = (repo.path.parent / "out").glob("*/prop_double.attempt.json")
+    record = json.loads(record.read_text())
+    assert record["witness"] == {"xs": [13]}
+    assert record["split"] == {"impl_changed": True, "oracle_changed": False}
+
+
+def test_a_path_that_is_oracle_and_ignored_counts_as_oracle(git_repo):
+    repo = base_repo(git_repo, config=IGNORE_DOCS)
+    repo.commit({"tests/properties/README.md": "how the properties work\n"})
+    done = gate(repo, "--json")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert [row["verdict"] for row in json.loads(done.stdout)] == ["oracle_defect"]
+    repo.commit({"src/calc.py": "def double(x):\n    return x + x\n"})  # with code: a mixed edit
+    done = gate(repo)
+    assert done.returncode == 1 and "mixed_edit" in done.stdout and "tests/properties/README.md" in done.stdout
 
 
 def test_the_config_comes_from_base_not_head(git_repo):
@@ -196,3 +241,4 @@ def test_check_outside_git_holds_for_the_missing_patch_digest(tmp_path):
     assert json.loads(done.stdout)[0]["verdict"] == "hold"
     record = json.loads((tmp_path / "w" / "prop_ok.attempt.json").read_text())
     assert record["hold_reasons"] == ["missing:patch_digest"]
+

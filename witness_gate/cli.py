@@ -14,7 +14,7 @@ from witness_gate.canonical import CanonicalError
 from witness_gate.config import ConfigError
 from witness_gate.egress import DEFAULT_INDEX_HOSTS, HOSTS_ENV
 from witness_gate.files import CACHE_ENV, write_json_atomic
-from witness_gate.labels import classify, split_paths
+from witness_gate.labels import classify, split_change
 from witness_gate.lock import LockError, load_pinned, pin, read_lock, write_lock
 from witness_gate.records import ATTEMPT_SUFFIX, RecordError, load_attempt, load_attempts, read_witness
 from witness_gate.report import print_report, reporter_for, results_json
@@ -214,7 +214,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
         changed = [ln.strip() for ln in Path(args.diff_paths).read_text(encoding="utf-8").splitlines() if ln.strip()]
     except OSError as exc:
         raise local.InputError(f"{args.diff_paths}: cannot read the changed paths ({exc.strerror})") from None
-    split = Split(*split_paths(changed, config.impl, config.oracle_patterns))
+    split = Split(*split_change(changed, config.impl, config.oracle_patterns, config.ignore))
     rows = []
     now = datetime.now(timezone.utc)
     for stored in load_attempts(args.witnesses):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from witness_gate.labels import ChangeSplit, split_change_paths
 
 CONFIG_NAME = ".witness.yml"
 LABELS = (
@@ -29,6 +31,7 @@ class Config:
     impl: tuple[str, ...] = ("src/",)
     oracle: tuple[str, ...] = ("tests/properties/", "tests/fixtures/")
     generated: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
     properties_dir: str = "tests/properties"
     command: tuple[str, ...] | None = None
     fixtures: dict[str, str] = field(default_factory=dict)
@@ -52,6 +55,10 @@ class Config:
     def oracle_patterns(self) -> tuple[str, ...]:
         """Generated stubs and the config itself count as oracle paths."""
         return self.oracle + self.generated + (CONFIG_NAME,)
+
+    def split(self, paths: Iterable[str]) -> ChangeSplit:
+        """The changed paths by kind, with the gate's fail-closed rule (labels.split_change_paths)."""
+        return split_change_paths(paths, self.impl, self.oracle_patterns, self.ignore)
 
     def fixture_for(self, assertion_id: str) -> str:
         """The fixture path for an assertion: its own entry, then "*", then the convention."""
@@ -110,6 +117,15 @@ def _patterns(v: Any) -> tuple[str, ...]:
     return tuple(v)
 
 
+def _patterns_or_empty(v: Any) -> tuple[str, ...]:
+    if v is None or v == []:
+        return ()
+    try:
+        return _patterns(v)
+    except _Bad:
+        raise _Bad('a list of path prefixes or globs, like ["docs/", "**/*.md"]') from None
+
+
 def _command(v: Any) -> tuple[str, ...] | None:
     if v is None:
         return None
@@ -161,6 +177,8 @@ SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
     ("paths.impl", "impl", _patterns, "implementation paths: prefixes or globs"),
     ("paths.oracle", "oracle", _patterns, "oracle paths: properties, fixtures"),
     ("paths.generated", "generated", _patterns, "regenerated stubs, counted as oracle"),
+    ("paths.ignore", "ignore", _patterns_or_empty,
+     "changes here alone are skipped (docs); any other path outside impl and oracle counts as impl"),
     ("properties.dir", "properties_dir", _relpath, "where prop_* functions live"),
     ("properties.command", "command", _command, "runner-protocol command for other languages"),
     ("properties.fixtures", "fixtures", _fixtures, 'assertion id or "*" -> fixture file'),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,13 @@ from witness_gate.files import write_json_atomic
 __all__ = [
     "IMPL_PREFIX",
     "ORACLE_PREFIX",
+    "ChangeSplit",
     "classify",
     "freeze_allowed",
     "path_matches",
     "retain",
+    "split_change",
+    "split_change_paths",
     "split_paths",
     "witness_hash",
 ]
@@ -91,13 +95,73 @@ def split_paths(
     impl_prefixes: Iterable[str] = (IMPL_PREFIX,),
     oracle_prefixes: Iterable[str] = (ORACLE_PREFIX,),
 ) -> tuple[bool, bool]:
-    """(impl_changed, oracle_changed) for a list of changed repository paths."""
+    """(impl_changed, oracle_changed) for a list of changed repository paths, as article 001 has it.
+
+    A path matching neither list counts as neither; the gate itself uses split_change, which
+    counts such a path as implementation (it fails closed).
+    """
     paths = list(paths)
     impl = tuple(impl_prefixes)
     oracle = tuple(oracle_prefixes)
     impl_changed = any(path_matches(p, pat) for p in paths for pat in impl)
     oracle_changed = any(path_matches(p, pat) for p in paths for pat in oracle)
     return impl_changed, oracle_changed
+
+
+@dataclass(frozen=True)
+class ChangeSplit:
+    """Each changed path by kind; a path matching impl and oracle patterns is in both lists."""
+
+    impl: tuple[str, ...] = ()
+    oracle: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()
+
+    @property
+    def impl_changed(self) -> bool:
+        return bool(self.impl)
+
+    @property
+    def oracle_changed(self) -> bool:
+        return bool(self.oracle)
+
+
+def split_change_paths(
+    paths: Iterable[str],
+    impl_patterns: Iterable[str],
+    oracle_patterns: Iterable[str],
+    ignore_patterns: Iterable[str] = (),
+) -> ChangeSplit:
+    """The gate's split, which fails closed (SPEC §4).
+
+    A path matching an oracle pattern is oracle (whatever else it matches); one matching an impl
+    pattern is impl (both: both, which is a mixed edit by itself). Any other path is impl too,
+    because the harness puts the repository root and `src/` on sys.path and the code under test can
+    import it, unless it matches an ignore pattern (documentation and the like). Only a change made
+    entirely of ignored paths has nothing to gate.
+    """
+    impl, oracle, ignore = tuple(impl_patterns), tuple(oracle_patterns), tuple(ignore_patterns)
+    out: dict[str, list[str]] = {"impl": [], "oracle": [], "ignored": []}
+    for path in dict.fromkeys(paths):
+        is_oracle = any(path_matches(path, pat) for pat in oracle)
+        is_impl = any(path_matches(path, pat) for pat in impl)
+        if is_oracle:
+            out["oracle"].append(path)
+        if is_impl or (not is_oracle and not any(path_matches(path, pat) for pat in ignore)):
+            out["impl"].append(path)
+        elif not is_oracle:
+            out["ignored"].append(path)
+    return ChangeSplit(tuple(out["impl"]), tuple(out["oracle"]), tuple(out["ignored"]))
+
+
+def split_change(
+    paths: Iterable[str],
+    impl_patterns: Iterable[str],
+    oracle_patterns: Iterable[str],
+    ignore_patterns: Iterable[str] = (),
+) -> tuple[bool, bool]:
+    """(impl_changed, oracle_changed) by the gate's fail-closed rule (see split_change_paths)."""
+    split = split_change_paths(paths, impl_patterns, oracle_patterns, ignore_patterns)
+    return split.impl_changed, split.oracle_changed
 
 
 def retain(

@@ -14,7 +14,7 @@ from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, parse_config
 from witness_gate.discover import PropertyTarget, discover
 from witness_gate.environment import SetupOutcome, default_cache, set_up
-from witness_gate.labels import split_paths
+from witness_gate.labels import ChangeSplit
 from witness_gate.lock import Lock, LockError, load_pinned, parse_fixture
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 from witness_gate.session import GateRun, Pinned, PropertyResult, Reporter
@@ -105,16 +105,16 @@ def run(
         base_tree, head_tree = gitrepo.tree_of(repo, base_sha), gitrepo.tree_of(repo, head_sha)
     except gitrepo.GitError as exc:
         raise InputError(f"{repo}: {exc}") from None
-    impl, oracle = split_paths(changed, config.impl, config.oracle_patterns)
+    split = config.split(changed)  # fails closed: a path outside impl, oracle and ignore is impl
+    impl, oracle = split.impl_changed, split.oracle_changed
     header = (f"witness-gate run: {repo} base {base_sha[:12]} -> head {head_sha[:12]}; "
               f"{len(changed)} changed paths (impl changed: {impl}, oracle changed: {oracle})")
     if impl and oracle:
-        oracle_files = [p for p in changed if split_paths([p], (), config.oracle_patterns)[1]]
         return Outcome([], header, refused=(
             "mixed_edit: this change edits implementation and oracle paths together "
-            f"(oracle: {', '.join(oracle_files)}); split it so the oracle is reviewed on its own"))
+            f"(oracle: {', '.join(split.oracle)}); split it so the oracle is reviewed on its own"))
     if not impl and not oracle:
-        return Outcome([], header, skipped="no implementation or oracle path changed; nothing to gate")
+        return Outcome([], header, skipped=skip_reason(split))
     if callable(sandbox):
         sandbox = sandbox()
     policy = Policy.from_config(config, runs)
@@ -138,6 +138,14 @@ def run(
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
     return Outcome(results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}")
+
+
+def skip_reason(split: ChangeSplit) -> str:
+    """Why a change with no implementation and no oracle path has nothing to gate."""
+    if not split.ignored:
+        return "no path changed; nothing to gate"
+    return (f"only paths.ignore paths changed ({len(split.ignored)}: {', '.join(split.ignored[:5])}"
+            f"{', ...' if len(split.ignored) > 5 else ''}); nothing to gate")
 
 
 def _pin_from_base(repo: Path, base_sha: str, config: Config, seed: str | None) -> Callable[[PropertyTarget], Pinned]:

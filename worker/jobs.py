@@ -25,7 +25,6 @@ from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
 from witness_gate.discover import DiscoveryError, discover
 from witness_gate.environment import SetupOutcome, SetupStep, default_cache, set_up
-from witness_gate.labels import split_paths
 from witness_gate.ledger import Ledger, Outcome, apply_freezes
 from witness_gate.lock import Lock, LockError, parse_fixture
 from witness_gate.sandbox import Identity, Sandbox, bwrap_works
@@ -135,20 +134,26 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
     changed, capped = api.changed_files(target["pr_number"])
     if capped:  # GitHub lists at most 3,000 files: diff the two trees here instead
         changed = changed_paths_locally(api, target["repo"], base, head)
-    impl, oracle = split_paths(changed, config.impl, config.oracle_patterns)
+    split = config.split(changed)  # fails closed: a path outside impl, oracle and ignore is impl
+    impl, oracle = split.impl_changed, split.oracle_changed
     details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
                "split": {"impl_changed": impl, "oracle_changed": oracle}}
     ctx.store.update_run(run.id, details=details)
     if impl and oracle:
-        oracle_files = [p for p in changed if split_paths([p], (), config.oracle_patterns)[1]]
+        oracle_files = list(split.oracle)
         return _refuse(ctx, api, run.id, "mixed_edit", "mixed_edit: implementation and oracle changed together",
                        "This pull request edits implementation paths and oracle paths at once, so its own checker "
                        "cannot certify it. Split it: change the oracle in its own pull request, reviewed on its "
-                       "own.\n\noracle paths changed:\n" + "\n".join(f"- `{p}`" for p in oracle_files),
+                       "own.\n\noracle paths changed:\n"
+                       + "\n".join(f"- {checks.md_code(p, None)}" for p in oracle_files),
                        files=oracle_files[:50], overrides=config.conclusions)
     if not impl and not oracle:
-        return _refuse(ctx, api, run.id, "skipped", "no implementation or oracle path changed",
-                       "Nothing in this pull request is an implementation or oracle path of `.witness.yml`.",
+        if split.ignored:
+            return _refuse(ctx, api, run.id, "skipped", "only ignored paths changed",
+                           "Every path this pull request changes matches `paths.ignore` of `.witness.yml`:\n"
+                           + "\n".join(f"- {checks.md_code(p, None)}" for p in split.ignored[:50]),
+                           overrides=config.conclusions)
+        return _refuse(ctx, api, run.id, "skipped", "no path changed", "This pull request changes no file.",
                        overrides=config.conclusions)
 
     head_tree = api.commit_tree(head)
@@ -157,7 +162,7 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
     try:
         targets = discover(directory, config.properties_dir, config.contracts)
     except DiscoveryError as exc:
-        return _refuse(ctx, api, run.id, "hold", "the properties cannot be read", f"`{exc}`")
+        return _refuse(ctx, api, run.id, "hold", "the properties cannot be read", checks.md_code(str(exc), None))
     if not targets:
         return _refuse(ctx, api, run.id, "hold", "no properties found",
                        f"No `prop_*` functions under `{config.properties_dir}`.")
