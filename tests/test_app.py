@@ -356,3 +356,16 @@ def test_a_replay_while_an_attempt_runs_never_overlaps_it(stack, double, tmp_pat
     assert overlap == 1
     assert {r["conclusion"] for r in runs} == {"success"} and 1 <= len(runs) <= 2
     assert double.reactions == [{"comment_id": 9300, "content": "eyes"}]
+
+
+def test_a_head_that_reaches_for_the_harness_holds_with_the_tamper_reason(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# ctypes reaches into the interpreter\n"})
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "action_required", run["output"]
+    assert run["output"]["title"] == "hold: prop_double"
+    assert "(hold: tamper:ctypes@src/calc.py:7)" in run["output"]["summary"]
+    record = requests.get(run["details_url"], timeout=5).json()
+    attempts = [requests.get(f"{stack.url}/records/{a['record_id']}", timeout=5).json() for a in record["attempts"]]
+    assert [a["hold_reasons"] for a in attempts] == [["tamper:ctypes@src/calc.py:7"]] * 2
+    assert all(len(a["first_runs"]) == 20 for a in attempts)  # the evidence still ran and is on the record
+    double.expect("GET", "/contents/src/calc.py")  # both sides read through the API, not the checkout

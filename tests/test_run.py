@@ -242,3 +242,57 @@ def test_check_outside_git_holds_for_the_missing_patch_digest(tmp_path):
     record = json.loads((tmp_path / "w" / "prop_ok.attempt.json").read_text())
     assert record["hold_reasons"] == ["missing:patch_digest"]
 
+
+# -- a patch that reaches for the harness (the tamper scan) --------------------------------------
+def local_run(repo: GitRepo, out):
+    import os
+
+    from witness_gate import local
+    from witness_gate.report import PlainReporter
+    from witness_gate.sandbox import Sandbox
+
+    with open(os.devnull, "w") as quiet:
+        return local.run(repo.path, "main", "patch", sandbox=Sandbox("bwrap"), out_dir=out,
+                         reporter=PlainReporter(quiet))
+
+
+LEAVES_EARLY = ("import os\n\ndef double(x):\n    if x == 13:\n        os._exit(0)  # before the harness says fail\n"
+                "    return x + x\n")
+
+
+def test_a_patch_that_adds_os_exit_holds_with_its_tamper_reason_and_still_runs(git_repo, tmp_path, monkeypatch):
+    from witness_gate import local
+
+    repo = base_repo(git_repo)
+    repo.commit({"src/calc.py": LEAVES_EARLY})
+    [result] = local_run(repo, tmp_path / "out").results
+    assert result.verdict.label == "hold"
+    assert result.verdict.hold_reasons[0] == "tamper:os_exit@src/calc.py:5"
+    assert result.evidence is not None and result.evidence.first  # the evidence ran and is on the record
+    record = json.loads(result.record_path.read_text())
+    assert record["hold_reasons"][0] == "tamper:os_exit@src/calc.py:5" and record["first_runs"]
+
+    # control: without the scan the runner still sees an exit before any verdict, but nothing names the line
+    monkeypatch.setattr(local, "tamper_holds", lambda *a: ())
+    [control] = local_run(repo, tmp_path / "control").results
+    assert control.verdict.label == "hold"
+    assert control.verdict.hold_reasons and not any(r.startswith("tamper:") for r in control.verdict.hold_reasons)
+    assert all(r.startswith("transport:") for r in control.verdict.hold_reasons), control.verdict.hold_reasons
+
+
+FORGES_THE_VERDICT = ("import __main__\n\n__main__.verdict_of = lambda returned: ('pass', None)\n\n"
+                      "def double(x):\n    return 2 * x if x != 13 else 27\n")
+
+
+def test_a_patch_that_rewrites_the_harness_in_process_holds_instead_of_passing(git_repo, tmp_path, monkeypatch):
+    from witness_gate import local
+
+    repo = base_repo(git_repo)
+    repo.commit({"src/calc.py": FORGES_THE_VERDICT})
+    [result] = local_run(repo, tmp_path / "out").results
+    assert (result.verdict.label, result.verdict.hold_reasons) == ("hold", ["tamper:import_harness@src/calc.py:1"])
+
+    # control: with the scan switched off the same head forges a pass over a real regression
+    monkeypatch.setattr(local, "tamper_holds", lambda *a: ())
+    [control] = local_run(repo, tmp_path / "control").results
+    assert control.verdict.label == "pass"

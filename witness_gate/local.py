@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from witness_gate import gitrepo
+from witness_gate import gitrepo, tamper
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, parse_config
@@ -132,7 +132,8 @@ def run(
             setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=default_cache(),
                            say=reporter.say)
         gate = GateRun(checkout, digest, Split(impl, oracle), policy, config, sandbox, out_dir,
-                       reporter, extra_holds=holds, setup=setup)
+                       reporter, extra_holds=holds, setup=setup,
+                       flags=tamper_holds(repo, base_sha, head_sha, split.impl))
         pinned = _pin_from_base(repo, base_sha, config, seed)
         results = gate.gate(targets, pinned)
     finally:
@@ -146,6 +147,12 @@ def skip_reason(split: ChangeSplit) -> str:
         return "no path changed; nothing to gate"
     return (f"only paths.ignore paths changed ({len(split.ignored)}: {', '.join(split.ignored[:5])}"
             f"{', ...' if len(split.ignored) > 5 else ''}); nothing to gate")
+
+
+def tamper_holds(repo: Path, base_sha: str, head_sha: str, impl_paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The tamper scan of the implementation paths, read from git objects (never the checkout's files)."""
+    return tuple(tamper.scan_change(impl_paths, lambda path: gitrepo.show(repo, base_sha, path),
+                                    lambda path: gitrepo.show(repo, head_sha, path)))
 
 
 def _pin_from_base(repo: Path, base_sha: str, config: Config, seed: str | None) -> Callable[[PropertyTarget], Pinned]:

@@ -72,6 +72,7 @@ class GateRun:
     make_runner: Callable[..., Callable[[Any], Evaluation]] = PropertyRunner
     setup: SetupOutcome = field(default_factory=SetupOutcome)  # the head's environment, or why it holds
     notes: tuple[str, ...] = ()  # for every property: what a person should know about the whole run
+    flags: tuple[str, ...] = ()  # holds that mark the verdict but do not stop the run (tamper findings)
     # seals the record files; None: the key `check`/`run` established (recordkey.establish), else unsealed
     record_key: RecordKey | None = None
 
@@ -112,7 +113,7 @@ class GateRun:
         verdict = decide_property(
             binding, evidence, self.split, self.policy,
             expires_in_hours=self.config.expires_in_hours, now=self.now,
-            extra_holds=holds, freezes=self.freezes,
+            extra_holds=holds + self.flags, freezes=self.freezes,
         )
         result = PropertyResult(target, binding, evidence, verdict, {}, notes=notes)
         result.record = attempt_record(result, self, lock)

@@ -20,6 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from bot.commands import HELP_TEXT
 from bot.jobspec import MARK_HEAD_LUA, head_key, safe_id
 from bot.settings import Settings
+from witness_gate import tamper
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
@@ -155,6 +156,9 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
                            overrides=config.conclusions)
         return _refuse(ctx, api, run.id, "skipped", "no path changed", "This pull request changes no file.",
                        overrides=config.conclusions)
+    # lines the patch adds to implementation files that reach for the harness: holds, but the evidence runs
+    details["tamper"] = tamper_holds(api, base, head, split.impl)
+    ctx.store.update_run(run.id, details=details)
 
     head_tree = api.commit_tree(head)
     directory, matches = checkout(api, target["repo"], head, head_tree)
@@ -180,6 +184,22 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
                       job_id=safe_id("finish", run.id), depends_on=Dependency(jobs=jobs, allow_failure=True),
                       on_failure=Callback("worker.jobs.on_job_failure"))
     return {"run_id": run.id, "properties": len(targets)}
+
+
+def tamper_holds(api: GitHubApi, base: str, head: str, impl_paths: tuple[str, ...]) -> list[str]:
+    """The tamper scan of the implementation paths, each file read at base and at head through the API."""
+
+    def read(ref: str) -> Callable[[str], bytes | None]:
+        def at(path: str) -> bytes | None:
+            try:
+                return api.file_at(path, ref)
+            except GitHubError:
+                raise  # GitHub failed: the job fails and its check run says so, with a Replay button
+            except Exception as exc:  # noqa: BLE001 - e.g. a file too large for the contents API
+                raise tamper.ReadFailed(f"{path}@{ref[:12]}: {exc}") from exc
+        return at
+
+    return tamper.scan_change(impl_paths, read(base), read(head))
 
 
 def _first_line(exc: ConfigError) -> int:
@@ -240,6 +260,7 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
     sandbox, holds, note = ctx.sandbox()
     if run.details.get("patch_mismatch"):
         holds += ("patch_mismatch",)
+    flags = tuple(run.details.get("tamper") or ())  # they mark the verdict; the evidence still runs
     reporter = _LogReporter(run_id)
     setup = SetupOutcome()
     if not holds:  # the set-up runs the head's code too: only in the sandbox, only on the exact code
@@ -252,7 +273,7 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
         ledger.expire_due()
         gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, out,
                        reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
-                       notes=(note,) if note else ())
+                       notes=(note,) if note else (), flags=flags)
         result = gate.gate_one(prop, _pin_from_base(api, run.base_sha, config, prop.assertion_id))
     finally:
         shutil.rmtree(out, ignore_errors=True)

@@ -1,0 +1,222 @@
+"""The tamper scan (SPEC §9): lines a patch adds to implementation files that reach for the harness.
+
+The code under test runs in the same interpreter as the harness that writes its verdict, so code
+written to attack the harness (walk up to its frame, patch `__main__`, replace `sys.modules`,
+leave with `os._exit`, signal the parent) could still try from inside the sandbox. This scan is
+defence in depth: it reads only the lines the patch adds to implementation paths, and each
+construct found is a hold reason `tamper:<what>@<file>:<line>` (the line in the head's file), so
+a person looks before the evidence is trusted. The evidence still runs and is recorded.
+
+It is a text scan, not a proof: comments and strings count too (cheap, and it is safer to ask a
+person about a comment than to miss code). Code that builds its names at run time can evade it;
+the sandbox and the hidden verdict channel remain the real defences (docs/SECURITY.md).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+MAX_FILES = 500  # implementation files scanned per change; beyond that, a person looks
+MAX_BYTES = 2 * 1024 * 1024  # per file
+MAX_TOTAL_BYTES = 64 * 1024 * 1024  # per change: past it, the file that crossed it is too_large and the scan stops
+MAX_FINDINGS = 50  # reasons reported per change; the last one says there were more
+CONTINUATION_LINES = 10  # a line ending in "\" is read together with the lines it continues into
+
+_AUG = r"(?:[-+*/%@&|^]|//|<<|>>|\*\*)?=(?!=)"  # =, +=, |=, ... but not ==
+_DICT_WRITES = r"(?:update|pop|popitem|setdefault|clear|__setitem__|__delitem__|__ior__)"
+
+
+def _rules(*pairs: tuple[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((slug, re.compile(pattern)) for slug, pattern in pairs)
+
+
+# (slug, pattern), in the order findings on one line are reported. A line may give several slugs.
+RULES = _rules(
+    # leaving the process before the harness writes its verdict
+    ("os_exit", r"\._exit\b|\bfrom\s+(?:os|posix|nt)\s+import\b[^#\n]*\b_exit\b|['\"]_exit['\"]"),
+    ("os_exec", r"\b(?:os|posix)\s*\.\s*(?:exec[lv]p?e?|posix_spawnp?|spawn[lv]p?e?)\s*\("),
+    # the process's own files and other processes
+    ("proc_self", r"/proc/(?:self|thread-self)\b"),
+    ("proc_pid", r"/proc/\d+"),
+    ("dev_fd", r"/dev/(?:fd|stdout|stderr)\b"),
+    # walking up to the harness's frames
+    ("frame_walk",
+     r"\bsys\s*\.\s*_(?:getframe|current_frames|current_exceptions)\b"
+     r"|\binspect\s*\.\s*(?:currentframe|stack|trace|getouterframes|getinnerframes)\b"
+     r"|\bfrom\s+inspect\s+import\b[^#\n]*\b(?:currentframe|stack|trace|getouterframes|getinnerframes)\b"
+     r"|\.\s*(?:f_back|f_globals|f_locals|f_builtins)\b"
+     r"|\b(?:tb_frame|gi_frame|cr_frame|ag_frame)\b"
+     r"|['\"](?:_getframe|f_back|f_globals|f_locals|tb_frame|gi_frame|cr_frame)['\"]"),
+    # reaching every object of the interpreter, the harness's included
+    ("gc_objects", r"\bget_objects\b"),
+    ("gc_referrers", r"\bget_referrers\b"),
+    ("gc_referents", r"\bget_referents\b"),
+    # replacing modules, the builtins, the output streams
+    ("sys_modules_write",
+     rf"\bsys\s*\.\s*modules\s*\[[^\]]*\]\s*{_AUG}"
+     rf"|\bsys\s*\.\s*modules\s*\.\s*{_DICT_WRITES}\b"
+     r"|\bdel\s+sys\s*\.\s*modules\b"
+     rf"|\bsys\s*\.\s*modules\s*{_AUG}"
+     r"|\b(?:setattr|delattr)\s*\(\s*sys\s*,\s*['\"]modules['\"]"
+     r"|\bfrom\s+sys\s+import\b[^#\n]*\bmodules\b"
+     r"|=\s*sys\s*\.\s*modules\s*(?:[;#)]|$)"),  # an alias, written through later
+    ("builtins_write",
+     r"\b__builtins__\b"
+     rf"|\bbuiltins\s*\.\s*\w+\s*{_AUG}"
+     rf"|\bbuiltins\s*\.\s*(?:__dict__\s*\.\s*)?{_DICT_WRITES}\s*\("
+     r"|\bbuiltins\s*\.\s*__dict__\b|\bvars\s*\(\s*builtins\s*\)"
+     r"|\b(?:setattr|delattr)\s*\(\s*builtins\b"
+     r"|\bdel\s+builtins\s*\."
+     r"|\bimport\s+builtins\s+as\b"
+     r"|\b(?:__import__|import_module)\s*\(\s*['\"]builtins['\"]"),
+    ("stdout_replace",
+     rf"\bsys\s*\.\s*(?:stdout|stderr)\s*{_AUG}"
+     r"|\bsys\s*\.\s*__(?:stdout|stderr)__\b"
+     r"|\b(?:setattr|delattr)\s*\(\s*sys\s*,\s*['\"](?:stdout|stderr|__stdout__|__stderr__)['\"]"),
+    ("dup2", r"\bdup2\b"),
+    ("fd_write", r"\bos\s*\.\s*(?:write|writev|pwrite|sendfile|close|fdopen|ftruncate)\s*\(\s*[0-2]\s*[,)]"
+                 r"|\bos\s*\.\s*closerange\s*\(\s*[0-2]\s*,"
+                 r"|\bopen\s*\(\s*[12]\s*[,)]"),
+    # foreign code in the interpreter
+    ("ctypes", r"\b_?ctypes\b"),
+    # the harness itself: the package, and __main__ (the harness runs as `python -m witness_gate.harness`)
+    ("import_harness",
+     r"\bwitness_gate\b|\bwitness_property_"
+     r"|\bimport\s+__main__\b|\bfrom\s+__main__\s+import\b"
+     r"|['\"]__main__['\"]\s*[\])]"  # sys.modules["__main__"], sys.modules.get("__main__")
+     r"|\b(?:__import__|import_module)\s*\(\s*['\"]__main__"),
+    # signalling the parent or every process
+    ("kill_parent",
+     r"\bgetppid\b"
+     r"|\bos\s*\.\s*kill\s*\(\s*(?:1|-1|0)\s*,"
+     r"|\bos\s*\.\s*killpg\s*\("
+     r"|\bpidfd_send_signal\b|\bsignal\s*\.\s*pthread_kill\b"),
+    # hooks that see every call, import and frame of the interpreter
+    ("trace_hook", r"\bsettrace\b|\bsetprofile\b|\bsys\s*\.\s*monitoring\b"),
+    ("audit_hook", r"\baddaudithook\b"),
+)
+SLUGS = tuple(slug for slug, _ in RULES) + ("binary", "too_large", "too_many_files", "unreadable", "more")
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    line: int
+    what: str
+
+    @property
+    def reason(self) -> str:
+        return f"tamper:{self.what}@{self.path}:{self.line}"
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as git and GitHub number them: split at "\\n" only (a lone "\\r" stays inside its line)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def added_lines(base: str | None, head: str) -> list[int]:
+    """1-based numbers of the head's lines not matched to the base ('insert' and 'replace' opcodes)."""
+    head_lines = _lines(head)
+    if base is None:
+        return list(range(1, len(head_lines) + 1))
+    matcher = difflib.SequenceMatcher(None, _lines(base), head_lines)
+    added: list[int] = []
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("insert", "replace"):
+            added.extend(range(j1 + 1, j2 + 1))
+    return added
+
+
+def findings_in_line(text: str) -> list[str]:
+    """The slugs of every construct in one line of source (NFKC first: Python reads `ｏｓ` as `os`)."""
+    text = unicodedata.normalize("NFKC", text)
+    return [slug for slug, pattern in RULES if pattern.search(text)]
+
+
+def scan_text(path: str, base: str | None, head: str) -> list[Finding]:
+    """Pure: the findings in the lines `head` adds to `base` (None: a new file, every line is added)."""
+    head_lines = _lines(head)
+    found: list[Finding] = []
+    for number in added_lines(base, head):
+        text = head_lines[number - 1]
+        # a backslash continues the line: `os.\<newline>_exit(0)` is one line to Python
+        following = number
+        while text.endswith("\\") and following < len(head_lines) and following - number < CONTINUATION_LINES:
+            text = text[:-1] + head_lines[following]
+            following += 1
+        found.extend(Finding(path, number, slug) for slug in findings_in_line(text))
+    return found
+
+
+def _decode(raw: bytes) -> str | None:
+    if b"\0" in raw:
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def scan_file(path: str, base: bytes | None, head: bytes | None, *, max_bytes: int = MAX_BYTES) -> list[Finding]:
+    """One implementation file's findings from its bytes at base and head (None: absent there)."""
+    if head is None:  # deleted by the patch: nothing of it runs
+        return []
+    if len(head) > max_bytes:
+        return [Finding(path, 1, "too_large")]
+    head_text = _decode(head)
+    if head_text is None:  # a binary the patch adds or changes may be importable (.so, .pyc, a zip)
+        return [] if base == head else [Finding(path, 1, "binary")]
+    base_text = _decode(base) if base is not None and len(base) <= max_bytes else None
+    return scan_text(path, base_text, head_text)
+
+
+class ReadFailed(Exception):
+    """Raised by a reader when a file cannot be read for a reason that is not a fault of the host."""
+
+
+def scan_change(
+    paths: Iterable[str],
+    base_of: Callable[[str], bytes | None],
+    head_of: Callable[[str], bytes | None],
+    *,
+    max_files: int = MAX_FILES,
+    max_bytes: int = MAX_BYTES,
+    max_total_bytes: int = MAX_TOTAL_BYTES,
+    max_findings: int = MAX_FINDINGS,
+) -> list[str]:
+    """The hold reasons for a change's implementation paths, read through `base_of` / `head_of`.
+
+    At most `max_files` files and `max_total_bytes` are read (beyond that: `too_many_files` at the
+    first file left out, `too_large` at the file that crossed the byte budget) and `max_findings`
+    reasons reported (beyond that: `more` at the first one left out). A reader raises ReadFailed for
+    a file it cannot read (`unreadable`); any other exception is a fault of the host and propagates.
+    """
+    ordered = sorted(set(paths))
+    found: list[Finding] = []
+    total = 0
+    for path in ordered[:max_files]:
+        try:
+            head = head_of(path)
+            base = base_of(path) if head is not None else None
+        except ReadFailed:
+            found.append(Finding(path, 1, "unreadable"))
+            continue
+        total += len(head or b"") + len(base or b"")
+        if total > max_total_bytes:
+            found.append(Finding(path, 1, "too_large"))
+            break
+        found.extend(scan_file(path, base, head, max_bytes=max_bytes))
+    if len(ordered) > max_files:
+        found.append(Finding(ordered[max_files], 1, "too_many_files"))
+    reasons = list(dict.fromkeys(f.reason for f in found))
+    if len(reasons) > max_findings:
+        first_left_out = reasons[max_findings - 1].removeprefix("tamper:").split("@", 1)[1]
+        reasons = reasons[: max_findings - 1] + [f"tamper:more@{first_left_out}"]
+    return reasons
