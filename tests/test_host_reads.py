@@ -9,6 +9,7 @@ import io
 import json
 import os
 import secrets
+import shutil
 import socket
 import tarfile
 import threading
@@ -387,3 +388,19 @@ def test_unpack_keeps_relative_links_inside_the_tree(tmp_path):
     unpack(tarball(member("tests/properties/test_link.py", tarfile.SYMTYPE, "test_ok.py")), dest)
     assert os.readlink(dest / "tests/properties/test_link.py") == "test_ok.py"
     assert (dest / "tests/properties/test_ok.py").read_text().startswith("def prop_ok")
+
+
+def test_staging_a_working_tree_copies_links_as_links_and_never_opens_a_fifo(tmp_path):
+    from witness_gate.sandbox import stage_directory
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "p.py").write_text("def prop_x(p):\n    return True\n")
+    os.mkfifo(tmp_path / "tests" / "pipe")
+    os.symlink("/etc/shadow", tmp_path / "tests" / "shadow.py")
+    (tmp_path / "tests" / "__pycache__").mkdir()
+    staged = stage_directory(tmp_path)
+    try:
+        assert sorted(os.listdir(staged / "tests")) == ["p.py", "shadow.py"]
+        assert os.readlink(staged / "tests" / "shadow.py") == "/etc/shadow"  # a link, never its target's bytes
+    finally:
+        shutil.rmtree(staged)

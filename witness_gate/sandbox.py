@@ -11,6 +11,7 @@ import functools
 import os
 import resource
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -119,11 +120,23 @@ def stage_root() -> Path:
     return root
 
 
+_NOT_STAGED = shutil.ignore_patterns(".git", "__pycache__", ".artifacts")
+
+
+def _not_staged(folder: str, names: list[str]) -> set[str]:
+    """.git, bytecode caches, records, and anything but folders, files and links (a FIFO is never opened)."""
+    skipped = set(_NOT_STAGED(folder, names))
+    for name in names:
+        mode = os.lstat(os.path.join(folder, name)).st_mode
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            skipped.add(name)
+    return skipped
+
+
 def stage_directory(source: Path) -> Path:
-    """A read-only-by-design copy of `source` the sandbox uid can read, without .git."""
+    """A read-only-by-design copy of `source` the sandbox uid can read, without .git; links are copied as links."""
     dest = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
-    shutil.copytree(source, dest, dirs_exist_ok=True, symlinks=True,
-                    ignore=shutil.ignore_patterns(".git", "__pycache__", ".artifacts"))
+    shutil.copytree(source, dest, dirs_exist_ok=True, symlinks=True, ignore=_not_staged)
     make_readable(dest)
     return dest
 
