@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from witness_gate import gitrepo, tamper
+from witness_gate import gitrepo, safefs, tamper
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, parse_config
@@ -27,9 +27,13 @@ class InputError(ValueError):
 
 def load_config_file(directory: Path) -> Config:
     path = directory / CONFIG_NAME
-    if not path.exists():
+    try:  # a checkout's file: never follow a link out of it or open a FIFO (witness_gate.safefs)
+        raw = safefs.read_inside(directory, CONFIG_NAME, max_bytes=1024 * 1024)
+    except FileNotFoundError:
         return Config()
-    return parse_config(path.read_bytes(), str(path))
+    except (safefs.UnsafePath, OSError) as exc:
+        raise InputError(f"{path}: cannot read it ({exc})") from None
+    return parse_config(raw, str(path))
 
 
 @dataclass

@@ -95,7 +95,7 @@ class GateRun:
             fixture_digest=lock.fixture_digest if lock else "",
             seed=lock.seed if lock else "",
         )
-        holds = self.extra_holds + self.setup.holds
+        holds = self.extra_holds + self.setup.holds + target.holds  # target.holds: e.g. unsafe_path:<relpath>
         notes = [n for n in (*self.notes, self.setup.note, pinned.problem, target.contract_problem) if n]
         if not self.patch_digest:
             notes.append("no patch digest: run inside a git repository so the code under test can be hashed")
