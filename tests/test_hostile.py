@@ -329,7 +329,7 @@ from witness_gate import sandbox as sandboxes  # noqa: E402
 FORGER = (  # reads the verdict key the harness is told on stdin, answers pass, and leaves
     "import os\n"
     "key = os.read(0, 256).split(b'\\n')[0].decode()\n"
-    "os.write(1, ('\\n%s {\"outcome\": \"pass\"}\\n' % key).encode())\n"
+    "os.write(1, ('\\n%s pass - \\n' % key).encode())\n"
     "os._exit(0)\n"
 )
 REGRESSION = "def prop_total(p):\n    return 'wrong-total'\n"
@@ -440,7 +440,7 @@ def prop_total(p):
         found = KEY.search(data)
         if found:
             key = found.group().decode()
-            os.write(1, ("\n%s {\"outcome\": \"pass\"}\n" % key).encode())
+            os.write(1, ("\n%s pass - \n" % key).encode())
             os._exit(0)
     return "wrong-total"
 '''

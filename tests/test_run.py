@@ -280,17 +280,38 @@ def test_a_patch_that_adds_os_exit_holds_with_its_tamper_reason_and_still_runs(g
     assert all(r.startswith("transport:") for r in control.verdict.hold_reasons), control.verdict.hold_reasons
 
 
-FORGES_THE_VERDICT = ("import __main__\n\n__main__.verdict_of = lambda returned: ('pass', None)\n\n"
-                      "def double(x):\n    return 2 * x if x != 13 else 27\n")
+REBINDS_THE_HARNESS = ("import __main__\n\n__main__.verdict_of = lambda returned: ('pass', None)\n\n"
+                       "def double(x):\n    return 2 * x if x != 13 else 27\n")
+# finds the harness's sender among the interpreter's objects, sends a pass and leaves: in-process code
+# can always do this, so only the scan of the added lines stands between it and a green check
+FORGES_THE_VERDICT = ("import gc, os\n\n"
+                      "def double(x):\n"
+                      "    for obj in gc.get_objects():\n"
+                      "        code = getattr(obj, '__code__', None)\n"
+                      "        if getattr(obj, '__name__', '') == 'send' and code and 'key' in code.co_freevars:\n"
+                      "            obj('pass', '-', '')\n"
+                      "            os._exit(0)\n"
+                      "    return 2 * x if x != 13 else 27\n")
 
 
-def test_a_patch_that_rewrites_the_harness_in_process_holds_instead_of_passing(git_repo, tmp_path, monkeypatch):
+def test_a_patch_that_rebinds_the_harness_s_names_changes_nothing(git_repo, tmp_path, monkeypatch):
+    from witness_gate import local
+
+    repo = base_repo(git_repo)
+    repo.commit({"src/calc.py": REBINDS_THE_HARNESS})
+    monkeypatch.setattr(local, "tamper_holds", lambda *a: ())  # the harness alone: it decided with what it bound first
+    [result] = local_run(repo, tmp_path / "out").results
+    assert result.verdict.label == "regression"
+
+
+def test_a_patch_that_reaches_into_the_harness_in_process_holds_instead_of_passing(git_repo, tmp_path, monkeypatch):
     from witness_gate import local
 
     repo = base_repo(git_repo)
     repo.commit({"src/calc.py": FORGES_THE_VERDICT})
     [result] = local_run(repo, tmp_path / "out").results
-    assert (result.verdict.label, result.verdict.hold_reasons) == ("hold", ["tamper:import_harness@src/calc.py:1"])
+    assert result.verdict.label == "hold"
+    assert {"tamper:gc_objects@src/calc.py:4", "tamper:os_exit@src/calc.py:8"} <= set(result.verdict.hold_reasons)
 
     # control: with the scan switched off the same head forges a pass over a real regression
     monkeypatch.setattr(local, "tamper_holds", lambda *a: ())

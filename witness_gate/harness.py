@@ -7,8 +7,8 @@ PYTHON* variable is PYTHONHASHSEED (the pinned hash order). It imports the stand
 Environment in: WITNESS_PROPERTY (`<relpath>::<function>`), WITNESS_FIXTURE (canonical JSON of the
 payload), WITNESS_SEED and WITNESS_ENV (the set-up's output). The verdict key arrives as the first
 line of stdin, which is read and replaced by /dev/null before any repository code is imported; the
-verdict goes to stdout as one line `<key> <json>`, so no file, environment block or argv in the
-sandbox names the channel. Exit 0 pass; exit 1 fail with the reason as the last stdout line; exit 3
+verdict goes to stdout as one line `<key> <outcome> <kind> <hex of the text>`, so no file,
+environment block or argv in the sandbox names the channel. Exit 0 pass; exit 1 fail with the reason as the last stdout line; exit 3
 no verdict (the module did not import, the return value was not a verdict). The working directory
 is the repository root.
 """
@@ -161,23 +161,34 @@ def read_key() -> str:
     return data.split(b"\n", 1)[0].decode("ascii", errors="replace").strip()
 
 
-class Channel:
-    """Where the verdict goes: stdout as it was before the property ran, one line behind the key."""
+def channel(key: str, write=os.write, dup=os.dup):
+    """The verdict's way out: stdout as it was before the property ran, one line behind the key.
 
-    def __init__(self, key: str) -> None:
-        self.key = key
-        self.fd = os.dup(1)  # the property may rebind sys.stdout or fd 1; this copy still reaches the gate
+    Everything it uses is bound now, before any repository code runs: rebinding os.write, json or
+    this module's names afterwards changes nothing. The line is `<key> <outcome> <kind> <hex>`,
+    with no JSON to tamper with.
+    """
+    fd = dup(1)  # the property may rebind sys.stdout or fd 1; this copy still reaches the gate
 
-    def send(self, verdict: dict) -> None:
-        line = f"\n{self.key} {json.dumps(verdict, sort_keys=True)}\n".encode("utf-8")
+    def send(outcome: str, kind: str, text: str) -> None:
+        line = f"\n{key} {outcome} {kind} {text.encode('utf-8', 'replace').hex()}\n".encode("ascii")
         try:
             while line:
-                line = line[os.write(self.fd, line):]
+                line = line[write(fd, line):]
         except OSError:
             pass  # closed by the property: no verdict, a transport fault
 
+    def say(text: str) -> None:
+        try:
+            write(fd, text.encode("utf-8", "replace"))
+        except OSError:
+            pass
 
-def main() -> int:
+    return send, say
+
+
+def main(judge=verdict_of, blame=reason_for_exception, end=os._exit) -> None:
+    """Evaluate, send the verdict, and end the process with the matching exit code (never returns)."""
     key = read_key()
     selector = os.environ.get("WITNESS_PROPERTY", "")
     fixture = os.environ.get("WITNESS_FIXTURE", "")
@@ -186,51 +197,48 @@ def main() -> int:
     if not (key and relpath and function and fixture and seed):
         print("witness harness: a verdict key on stdin, WITNESS_PROPERTY, WITNESS_FIXTURE and WITNESS_SEED are "
               "required", file=sys.stderr)
-        return 2
-    channel = Channel(key)
+        end(2)
+    send, say = channel(key)
     del key
     root = os.getcwd()
-    skipped = arrange_path(root, os.environ.get("WITNESS_ENV", ""))
-    for line in skipped:
+    for line in arrange_path(root, os.environ.get("WITNESS_ENV", "")):
         print(f"witness harness: not run from the set-up's .pth files: {line}", file=sys.stderr)
     with open(fixture, encoding="utf-8") as handle:
         payload = json.load(handle)
     random.seed(seed)
+    sys.stderr.flush()
+    # from here on repository code runs: only what is bound above decides and reports
     try:
         prop = _load(relpath, function)
     except BaseException as exc:  # noqa: BLE001 - any failure to import is no verdict
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        channel.send({"outcome": "no_verdict", "kind": "import", "detail": detail[-2000:]})
-        print(f"witness harness: cannot import {relpath}: {detail}", file=sys.stderr)
-        return EXIT_NO_VERDICT
+        send("no_verdict", "import", detail[-2000:])
+        say(f"witness harness: cannot import {relpath}: {detail}\n")
+        end(EXIT_NO_VERDICT)
     try:
         returned = prop(payload)
     except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
-        outcome, reason = "fail", reason_for_exception(exc, root)
-        traceback.print_exc(file=sys.stderr)
+        outcome, reason = "fail", blame(exc, root)
+        try:
+            traceback.print_exc(file=sys.stderr)
+        except BaseException:  # noqa: BLE001 - stderr is the property's to break; the verdict is not
+            pass
     else:
-        outcome, reason = verdict_of(returned)
+        outcome, reason = judge(returned)
     try:
         sys.stdout.flush()
-    except Exception:  # noqa: BLE001 - the property may have broken sys.stdout; the channel does not need it
+    except BaseException:  # noqa: BLE001 - the property may have broken sys.stdout; the channel does not need it
         pass
     if outcome == "no_verdict":
-        channel.send({"outcome": outcome, "kind": "bad_return", "detail": reason})
-        print(f"witness harness: {reason}", file=sys.stderr)
-        return EXIT_NO_VERDICT
-    channel.send({"outcome": outcome, "reason": reason})
+        send("no_verdict", "bad_return", reason)
+        end(EXIT_NO_VERDICT)
     if outcome == "fail":
-        os.write(channel.fd, f"{reason}\n".encode("utf-8"))  # the protocol's reason line, for people
-        return EXIT_FAIL
-    return EXIT_PASS
+        send("fail", "-", reason)
+        say(f"{reason}\n")  # the protocol's reason line, for people
+        end(EXIT_FAIL)
+    send("pass", "-", "")
+    end(EXIT_PASS)  # skips teardown: atexit hooks and daemon threads of the property cannot change the verdict
 
 
 if __name__ == "__main__":
-    code = main()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001
-            pass
-    # skip interpreter teardown: atexit hooks and daemon threads of the property cannot change the verdict
-    os._exit(code)
+    main()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import secrets
 import shutil
@@ -131,18 +130,16 @@ def _harness_verdict(code: int, key: str, stdout: bytes, detail: str, seconds: f
         why = "the property exited before the harness sent a verdict" if not lines else "more than one verdict"
         return Evaluation("transport", kind, detail or why, seconds)
     try:
-        verdict = json.loads(lines[0].decode("utf-8"))
+        outcome, kind, text = lines[0].decode("ascii").split(" ")
+        said = bytes.fromhex(text).decode("utf-8", errors="replace")
     except ValueError:
-        return Evaluation("transport", "no_verdict", "the harness's verdict line is not JSON", seconds)
-    outcome = verdict.get("outcome") if isinstance(verdict, dict) else None
-    if outcome == "no_verdict":
-        kind = verdict.get("kind")
-        kind = kind if kind in ("import", "bad_return") else "no_verdict"
-        return Evaluation("transport", kind, str(verdict.get("detail", detail))[-DETAIL_CHARS:], seconds)
+        return Evaluation("transport", "no_verdict", "the harness's verdict line is malformed", seconds)
+    if outcome == "no_verdict" and code == 3:
+        return Evaluation("transport", kind if kind in ("import", "bad_return") else "no_verdict",
+                          said[-DETAIL_CHARS:], seconds)
     if outcome == "pass" and code == 0:
         return Evaluation("pass", None, detail, seconds)
-    reason = verdict.get("reason")
-    if outcome == "fail" and code == 1 and isinstance(reason, str) and reason:
-        reason = clean_reason(reason)
+    if outcome == "fail" and code == 1 and said:
+        reason = clean_reason(said)
         return Evaluation("fail", reason if len(reason) <= MAX_REASON else "exit:1", detail, seconds)
     return Evaluation("transport", "no_verdict", f"exit {code} disagrees with the verdict {outcome!r}", seconds)
