@@ -29,15 +29,18 @@ def pytest_configure(config):
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         folder = tempfile.mkdtemp(prefix="witness-test-redis-")
-        proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                 "--appendonly", "no", "--dir", folder], stdout=subprocess.DEVNULL)
+        # daemonized before any evaluation makes this process a subreaper: a child of ours would be
+        # ended by the gate's end_leftovers() after the first evaluation run in this process
+        subprocess.run(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+                        "no", "--dir", folder, "--daemonize", "yes", "--pidfile", f"{folder}/redis.pid"],
+                       check=True, stdout=subprocess.DEVNULL)
         for _ in range(200):
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 break
             except OSError:
                 time.sleep(0.05)
-        _SERVICES["redis"] = (proc, folder)
+        _SERVICES["redis"] = folder
         os.environ["WITNESS_TEST_REDIS_URL"] = f"redis://127.0.0.1:{port}/9"
     url = os.environ.get("WITNESS_TEST_DATABASE_URL", "")
     if url.startswith("postgresql") and "witness_run_" not in url:
@@ -56,9 +59,13 @@ def pytest_unconfigure(config):
     import shutil
 
     if "redis" in _SERVICES:
-        proc, folder = _SERVICES.pop("redis")
-        proc.terminate()
-        proc.wait(timeout=10)
+        import signal
+
+        folder = _SERVICES.pop("redis")
+        try:
+            os.kill(int(Path(folder, "redis.pid").read_text()), signal.SIGTERM)
+        except (OSError, ValueError):
+            pass
         shutil.rmtree(folder, ignore_errors=True)
     if "database" in _SERVICES:
         from sqlalchemy import create_engine, text
