@@ -326,10 +326,11 @@ import time  # noqa: E402
 
 from witness_gate import sandbox as sandboxes  # noqa: E402
 
-FORGER = (  # reads the verdict key the harness is told on stdin, answers pass, and leaves
-    "import os\n"
-    "key = os.read(0, 256).split(b'\\n')[0].decode()\n"
-    "os.write(1, ('\\n%s pass - \\n' % key).encode())\n"
+FORGER = (  # reads the verdict key the harness is told on stdin, signs a pass with it, and leaves
+    "import hmac, os\n"
+    "key = os.read(0, 256).split(b'\\n')[0]\n"
+    "mac = hmac.new(key, b'pass - ', 'sha256').hexdigest()\n"
+    "os.write(1, ('\\nwitness-verdict pass -  %s\\n' % mac).encode())\n"
     "os._exit(0)\n"
 )
 REGRESSION = "def prop_total(p):\n    return 'wrong-total'\n"
@@ -411,7 +412,7 @@ def test_bytecode_committed_with_the_checkout_is_never_read(tmp_path):
 
 # -- a verdict channel nothing inside the sandbox can find --
 FINDS_THE_CHANNEL = r'''
-import glob, os, re
+import glob, hmac, os, re
 
 KEY = re.compile(("witness-" + "verdict-").encode() + rb"[0-9a-f]{32}")  # split, so this file does not match
 
@@ -439,8 +440,8 @@ def prop_total(p):
     for where, data in _places():
         found = KEY.search(data)
         if found:
-            key = found.group().decode()
-            os.write(1, ("\n%s pass - \n" % key).encode())
+            mac = hmac.new(found.group(), b"pass - ", "sha256").hexdigest()
+            os.write(1, ("\nwitness-verdict pass -  %s\n" % mac).encode())
             os._exit(0)
     return "wrong-total"
 '''
@@ -869,3 +870,36 @@ def test_a_reason_prints_its_own_verdict_without_escaping(git_repo, tmp_path, mo
     monkeypatch.setattr(report, "escape", lambda text: text)
     shown = _report_on_a_terminal(outcome, monkeypatch)
     assert [ln for ln in _terminal_lines(shown) if ln.startswith("verdict: pass")], shown
+
+
+# -- found by review: a swapped descriptor, an exception whose name raises --
+SWAPS_THE_DESCRIPTOR = 'import fcntl\nimport os\nimport threading\nfrom os import execv\n\n_done = []\n\n\ndef _catch():\n    out = os.fstat(1)\n    for fd in range(3, 64):  # the harness\'s private copy of stdout: same pipe as fd 1\n        try:\n            st = os.fstat(fd)\n        except OSError:\n            continue\n        if (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):\n            break\n    else:\n        return\n    r, w = os.pipe()\n    fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ: one page\n    os.close(fd)\n    fcntl.fcntl(w, fcntl.F_DUPFD, fd)  # the harness now writes into our pipe\n    line = len("\\nwitness-verdict-" + "0" * 32 + " fail - " + b"double-wrong".hex() + "\\n")\n    os.write(w, b"x" * (4096 - line))  # the verdict line fills the page exactly: the next write blocks\n    os.close(w)\n\n    def grab():\n        import array, termios, time\n        n = array.array("i", [0])\n        while n[0] < 4096:  # wait for the verdict line to fill the page\n            fcntl.ioctl(r, termios.FIONREAD, n)\n            time.sleep(0.001)\n        data = b""\n        while len(data) < 4095:\n            data += os.read(r, 4095 - len(data))\n        key = data.split(b"\\n")[1].split(b" ")[0].decode()\n        print(f"\\n{key} pass - ", flush=True)\n        execv("/usr/bin/true", ["true"])\n\n    threading.Thread(target=grab, daemon=True).start()\n\n\ndef double(x):\n    if not _done:\n        _done.append(1)\n        _catch()\n    return 2 * x if x != 13 else 27\n'
+
+
+def _capture_checkout(tmp_path, impl: str):
+    source = tmp_path / "capture"
+    (source / "src").mkdir(parents=True)
+    (source / "tests" / "properties").mkdir(parents=True)
+    (source / "src" / "calc.py").write_text(impl)
+    (source / "tests" / "properties" / "p.py").write_text(
+        "from calc import double\n\ndef prop_double(p):\n    return double(13) == 26 or 'double-wrong'\n")
+    return stage_directory(source)
+
+
+def test_a_descriptor_swapped_under_the_harness_gets_no_verdict_and_the_line_carries_no_key(tmp_path):
+    # swaps a one-page pipe in for the harness's copy of stdout and waits to read the verdict line
+    checkout = _capture_checkout(tmp_path, SWAPS_THE_DESCRIPTOR)
+    result = PropertyRunner(checkout, "tests/properties/p.py::prop_double", "1", Sandbox("bwrap"),
+                            timeout_seconds=5)({})
+    assert result.outcome in ("fail", "transport"), result
+
+
+def test_an_exception_whose_name_raises_is_still_a_failure(tmp_path):
+    impl = ("class _Meta(type):\n"
+            "    __name__ = property(lambda c: (_ for _ in ()).throw(SystemExit(0)))\n\n"
+            "class Odd(Exception, metaclass=_Meta):\n    pass\n\n"
+            "def double(x):\n    raise Odd()\n")
+    checkout = _capture_checkout(tmp_path, impl)
+    result = PropertyRunner(checkout, "tests/properties/p.py::prop_double", "1", Sandbox("bwrap"),
+                            timeout_seconds=10)({})
+    assert (result.outcome, result.reason) == ("fail", "raise:?@?"), result

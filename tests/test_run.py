@@ -1,6 +1,7 @@
 """`python -m witness_gate run`: the whole gate between two commits of a real git repository."""
 
 import json
+import os
 import subprocess
 
 
@@ -288,7 +289,7 @@ FORGES_THE_VERDICT = ("import gc, os\n\n"
                       "def double(x):\n"
                       "    for obj in gc.get_objects():\n"
                       "        code = getattr(obj, '__code__', None)\n"
-                      "        if getattr(obj, '__name__', '') == 'send' and code and 'key' in code.co_freevars:\n"
+                      "        if getattr(obj, '__name__', '') == 'send' and code and 'secret' in code.co_freevars:\n"
                       "            obj('pass', '-', '')\n"
                       "            os._exit(0)\n"
                       "    return 2 * x if x != 13 else 27\n")
@@ -317,3 +318,17 @@ def test_a_patch_that_reaches_into_the_harness_in_process_holds_instead_of_passi
     monkeypatch.setattr(local, "tamper_holds", lambda *a: ())
     [control] = local_run(repo, tmp_path / "control").results
     assert control.verdict.label == "pass"
+
+
+def test_code_in_ignored_paths_and_links_the_patch_adds_are_scanned_too(git_repo, tmp_path):
+    # found by review: the harness's sender found with gc, written where the scan did not look
+    repo = base_repo(git_repo, "version: 1\npaths:\n  impl: [\"src/\"]\n  oracle: [\"tests/\"]\n"
+                               "  ignore: [\"docs/\", \"**/*.md\"]\n")
+    repo.commit({"docs/helper.py": FORGES_THE_VERDICT, "docs/NOTES.md": FORGES_THE_VERDICT,
+                 "src/calc.py": "from docs.helper import double as _d\n\ndef double(x):\n    return _d(x)\n"})
+    os.symlink("../docs/NOTES.md", repo.path / "src" / "linked.py")
+    repo.commit({})
+    [result] = local_run(repo, tmp_path / "out").results
+    assert result.verdict.label == "hold"
+    reasons = set(result.verdict.hold_reasons)
+    assert {"tamper:gc_objects@docs/helper.py:4", "tamper:symlink@src/linked.py:1"} <= reasons, reasons

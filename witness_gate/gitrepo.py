@@ -74,8 +74,11 @@ def show(repo: Path, ref: str, path: str) -> bytes | None:
 def export(repo: Path, ref: str, dest: Path) -> None:
     """Write the tree of `ref` into `dest`, with no .git and nothing else."""
     archive = git(repo, "archive", "--format=tar", ref)
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(dest, filter="tar")
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(dest, filter="tar")
+    except (OSError, tarfile.TarError) as exc:  # a name too long for this filesystem, say
+        raise GitError(f"cannot write the tree of {ref[:12]} to disk: {exc}") from None
 
 
 def tree_of_directory(repo: Path, directory: Path, *, force: bool = True) -> str:

@@ -7,8 +7,9 @@ PYTHON* variable is PYTHONHASHSEED (the pinned hash order). It imports the stand
 Environment in: WITNESS_PROPERTY (`<relpath>::<function>`), WITNESS_FIXTURE (canonical JSON of the
 payload), WITNESS_SEED and WITNESS_ENV (the set-up's output). The verdict key arrives as the first
 line of stdin, which is read and replaced by /dev/null before any repository code is imported; the
-verdict goes to stdout as one line `<key> <outcome> <kind> <hex of the text>`, so no file,
-environment block or argv in the sandbox names the channel. Exit 0 pass; exit 1 fail with the reason as the last stdout line; exit 3
+verdict goes to stdout as one line `witness-verdict <outcome> <kind> <hex> <hmac>` signed with the
+key, so no file, environment block or argv in the sandbox names the channel, and the key itself
+never leaves the harness. Exit 0 pass; exit 1 fail with the reason as the last stdout line; exit 3
 no verdict (the module did not import, the return value was not a verdict). The working directory
 is the repository root.
 """
@@ -25,6 +26,7 @@ import traceback
 
 EXIT_PASS, EXIT_FAIL, EXIT_NO_VERDICT = 0, 1, 3
 MAX_REASON = 200
+VERDICT_MARK = "witness-verdict"
 GATE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # holds this package's staged copy
 
 
@@ -161,18 +163,37 @@ def read_key() -> str:
     return data.split(b"\n", 1)[0].decode("ascii", errors="replace").strip()
 
 
-def channel(key: str, write=os.write, dup=os.dup):
-    """The verdict's way out: stdout as it was before the property ran, one line behind the key.
+def _hmac_sha256():
+    try:
+        from _hashlib import hmac_digest  # the C function itself: nothing in a Python module to rebind
 
-    Everything it uses is bound now, before any repository code runs: rebinding os.write, json or
-    this module's names afterwards changes nothing. The line is `<key> <outcome> <kind> <hex>`,
-    with no JSON to tamper with.
+        return lambda key, data: hmac_digest(key, data, "sha256")
+    except ImportError:  # an interpreter without OpenSSL
+        import hmac
+
+        return lambda key, data, digest=hmac.digest: digest(key, data, "sha256")
+
+
+def channel(key: str, write=os.write, dup=os.dup, fstat=os.fstat, sign=_hmac_sha256()):
+    """The verdict's way out: stdout as it was before the property ran, one line signed with the key.
+
+    The line is `witness-verdict <outcome> <kind> <hex of the text> <hmac>`: the key itself never
+    leaves this process, so a copy of a failing line cannot be turned into a passing one. Everything
+    used here is bound now, before any repository code runs, and a descriptor that is no longer the
+    one duplicated here (the property swapped a pipe in) gets no verdict at all.
     """
     fd = dup(1)  # the property may rebind sys.stdout or fd 1; this copy still reaches the gate
+    first = fstat(fd)
+    identity = (first.st_dev, first.st_ino)
+    secret = key.encode("ascii")
 
     def send(outcome: str, kind: str, text: str) -> None:
-        line = f"\n{key} {outcome} {kind} {text.encode('utf-8', 'replace').hex()}\n".encode("ascii")
+        body = f"{outcome} {kind} {text.encode('utf-8', 'replace').hex()}"
+        line = f"\n{VERDICT_MARK} {body} {sign(secret, body.encode('ascii')).hex()}\n".encode("ascii")
         try:
+            now = fstat(fd)
+            if (now.st_dev, now.st_ino) != identity:
+                return
             while line:
                 line = line[write(fd, line):]
         except OSError:
@@ -218,13 +239,17 @@ def main(judge=verdict_of, blame=reason_for_exception, end=os._exit) -> None:
     try:
         returned = prop(payload)
     except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
-        outcome, reason = "fail", blame(exc, root)
+        outcome, reason = "fail", "raise:?@?"
         try:
+            reason = blame(exc, root)
             traceback.print_exc(file=sys.stderr)
-        except BaseException:  # noqa: BLE001 - stderr is the property's to break; the verdict is not
+        except BaseException:  # noqa: BLE001 - an exception whose name raises is still a failure
             pass
     else:
-        outcome, reason = judge(returned)
+        try:
+            outcome, reason = judge(returned)
+        except BaseException:  # noqa: BLE001 - a str subclass whose methods raise is no verdict
+            outcome, reason = "no_verdict", "the property returned a value that cannot be read"
     try:
         sys.stdout.flush()
     except BaseException:  # noqa: BLE001 - the property may have broken sys.stdout; the channel does not need it

@@ -121,6 +121,11 @@ class ChangeSplit:
         return bool(self.impl)
 
     @property
+    def code(self) -> tuple[str, ...]:
+        """Every changed path that is not oracle: ignored paths are in the checkout too, and can be imported."""
+        return tuple(sorted(set(self.impl) | set(self.ignored)))
+
+    @property
     def oracle_changed(self) -> bool:
         return bool(self.oracle)
 

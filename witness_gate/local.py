@@ -137,7 +137,8 @@ def run(
                            say=reporter.say)
         gate = GateRun(checkout, digest, Split(impl, oracle), policy, config, sandbox, out_dir,
                        reporter, extra_holds=holds, setup=setup,
-                       flags=tamper_holds(repo, base_sha, head_sha, split.impl))
+                       flags=(*tamper_holds(repo, base_sha, head_sha, split.code),
+                              *tamper.links_in(checkout, split.code)))
         pinned = _pin_from_base(repo, base_sha, config, seed)
         results = gate.gate(targets, pinned)
     finally:

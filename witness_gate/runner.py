@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import math
 import secrets
 import shutil
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate.canonical import canonical_bytes
-from witness_gate.harness import MAX_REASON, clean_reason
+from witness_gate.harness import MAX_REASON, VERDICT_MARK, clean_reason
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
 
 DETAIL_CHARS = 2000
@@ -122,16 +123,22 @@ def _protocol_verdict(code: int, stdout: bytes, detail: str, seconds: float) -> 
 
 
 def _harness_verdict(code: int, key: str, stdout: bytes, detail: str, seconds: float) -> Evaluation:
-    """The one line behind the key is the verdict; the harness's exit code must agree with it."""
-    marker = key.encode("ascii") + b" "
-    lines = [line[len(marker):] for line in stdout.splitlines() if line.startswith(marker)]
-    if len(lines) != 1:
+    """The one line signed with the key is the verdict; the harness's exit code must agree with it."""
+    signed = []
+    for line in stdout.splitlines():
+        parts = line.split(b" ")
+        if len(parts) == 5 and parts[0] == VERDICT_MARK.encode():
+            body = b" ".join(parts[1:4])
+            expected = hmac.new(key.encode("ascii"), body, "sha256").hexdigest().encode()
+            if hmac.compare_digest(parts[4], expected):
+                signed.append(parts[1:4])
+    if len(signed) != 1:
         kind = "no_verdict" if code in (0, 1, 3) else f"exit:{code}"
-        why = "the property exited before the harness sent a verdict" if not lines else "more than one verdict"
+        why = "the property exited before the harness sent a verdict" if not signed else "more than one verdict"
         return Evaluation("transport", kind, detail or why, seconds)
     try:
-        outcome, kind, text = lines[0].decode("ascii").split(" ")
-        said = bytes.fromhex(text).decode("utf-8", errors="replace")
+        outcome, kind = signed[0][0].decode("ascii"), signed[0][1].decode("ascii")
+        said = bytes.fromhex(signed[0][2].decode("ascii")).decode("utf-8", errors="replace")
     except ValueError:
         return Evaluation("transport", "no_verdict", "the harness's verdict line is malformed", seconds)
     if outcome == "no_verdict" and code == 3:

@@ -15,10 +15,13 @@ the sandbox and the hidden verdict channel remain the real defences (docs/SECURI
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import stat
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 MAX_FILES = 500  # implementation files scanned per change; beyond that, a person looks
 MAX_BYTES = 2 * 1024 * 1024  # per file
@@ -38,16 +41,19 @@ def _rules(*pairs: tuple[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
 RULES = _rules(
     # leaving the process before the harness writes its verdict
     ("os_exit", r"\._exit\b|\bfrom\s+(?:os|posix|nt)\s+import\b[^#\n]*\b_exit\b|['\"]_exit['\"]"),
-    ("os_exec", r"\b(?:os|posix)\s*\.\s*(?:exec[lv]p?e?|posix_spawnp?|spawn[lv]p?e?)\s*\("),
+    ("os_exec", r"\b(?:os|posix)\s*\.\s*(?:exec[lv]p?e?|posix_spawnp?|spawn[lv]p?e?)\s*\("
+                r"|\bfrom\s+(?:os|posix)\s+import\b[^#\n]*\b(?:exec[lv]p?e?|posix_spawnp?|spawn[lv]p?e?)\b"),
     # the process's own files and other processes
     ("proc_self", r"/proc/(?:self|thread-self)\b"),
-    ("proc_pid", r"/proc/\d+"),
+    ("proc_pid", r"/proc/\d+|/proc/\{|['\"]/proc/?['\"]|/(?:maps|mem|pagemap)\b"),  # any pid, however written
     ("dev_fd", r"/dev/(?:fd|stdout|stderr)\b"),
     # walking up to the harness's frames
     ("frame_walk",
      r"\bsys\s*\.\s*_(?:getframe|current_frames|current_exceptions)\b"
-     r"|\binspect\s*\.\s*(?:currentframe|stack|trace|getouterframes|getinnerframes)\b"
-     r"|\bfrom\s+inspect\s+import\b[^#\n]*\b(?:currentframe|stack|trace|getouterframes|getinnerframes)\b"
+     r"|\binspect\s*\.\s*(?:currentframe|stack|trace|getouterframes|getinnerframes|getargvalues|getframeinfo)\b"
+     r"|\bfrom\s+inspect\s+import\b[^#\n]*\b(?:currentframe|stack|trace|getouterframes|getinnerframes"
+     r"|getargvalues|getframeinfo)\b"
+     r"|\b(?:walk_stack|walk_tb|extract_stack|StackSummary|getargvalues|getframeinfo)\b"
      r"|\.\s*(?:f_back|f_globals|f_locals|f_builtins)\b"
      r"|\b(?:tb_frame|gi_frame|cr_frame|ag_frame)\b"
      r"|['\"](?:_getframe|f_back|f_globals|f_locals|tb_frame|gi_frame|cr_frame)['\"]"),
@@ -77,7 +83,12 @@ RULES = _rules(
      rf"\bsys\s*\.\s*(?:stdout|stderr)\s*{_AUG}"
      r"|\bsys\s*\.\s*__(?:stdout|stderr)__\b"
      r"|\b(?:setattr|delattr)\s*\(\s*sys\s*,\s*['\"](?:stdout|stderr|__stdout__|__stderr__)['\"]"),
-    ("dup2", r"\bdup2\b"),
+    ("dup2", r"\bdup2\b|\bF_DUPFD\w*|\bF_SETPIPE_SZ\b|\bfcntl\s*\.\s*fcntl\s*\([^)]*\b10(?:30|31)\b"),
+    # looking for the harness's descriptors
+    ("fd_probe", r"\bos\s*\.\s*(?:fstat|close|closerange)\s*\(\s*(?:[a-z_]\w*|\d{2,})\s*[,)]"),
+    # telling the sandbox apart from a developer's machine
+    ("sandbox_probe", r"\bWITNESS_[A-Z]|witness-sandbox|['\"]/(?:input|scratch|repo|env)(?:/|['\"])"
+                      r"|/opt/witness-gate"),
     ("fd_write", r"\bos\s*\.\s*(?:write|writev|pwrite|sendfile|close|fdopen|ftruncate)\s*\(\s*[0-2]\s*[,)]"
                  r"|\bos\s*\.\s*closerange\s*\(\s*[0-2]\s*,"
                  r"|\bopen\s*\(\s*[12]\s*[,)]"),
@@ -99,7 +110,7 @@ RULES = _rules(
     ("trace_hook", r"\bsettrace\b|\bsetprofile\b|\bsys\s*\.\s*monitoring\b"),
     ("audit_hook", r"\baddaudithook\b"),
 )
-SLUGS = tuple(slug for slug, _ in RULES) + ("binary", "too_large", "too_many_files", "unreadable", "more")
+SLUGS = tuple(slug for slug, _ in RULES) + ("binary", "too_large", "too_many_files", "unreadable", "more", "symlink")
 
 
 @dataclass(frozen=True)
@@ -220,3 +231,19 @@ def scan_change(
         first_left_out = reasons[max_findings - 1].removeprefix("tamper:").split("@", 1)[1]
         reasons = reasons[: max_findings - 1] + [f"tamper:more@{first_left_out}"]
     return reasons
+
+
+def links_in(checkout: Path, paths: Iterable[str]) -> list[str]:
+    """`tamper:symlink@<path>:1` for each changed non-oracle path that is a link in the checkout.
+
+    The scan reads a link's blob, which is only its target's name; the importer follows the link to
+    content the scan never saw (an ignored Markdown file, say), so a person looks instead.
+    """
+    found = []
+    for path in sorted(set(paths)):
+        try:
+            if stat.S_ISLNK(os.lstat(checkout / path).st_mode):
+                found.append(f"tamper:symlink@{path}:1")
+        except OSError:
+            pass  # deleted by the change: nothing to import
+    return found

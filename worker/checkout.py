@@ -58,6 +58,8 @@ def unpack(tarball: bytes, dest: Path) -> None:
             tar.extractall(dest, members=kept, filter="data")  # checks again, after links are on disk
         except tarfile.FilterError as exc:
             raise CheckoutError(f"tarball member refused: {exc}") from None
+        except (OSError, tarfile.TarError) as exc:  # a name too long for this filesystem, say
+            raise CheckoutError(f"the tarball cannot be written to disk: {exc}") from None
 
 
 def _unsafe_member(member: tarfile.TarInfo, name: str) -> str:

@@ -156,12 +156,14 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
                            overrides=config.conclusions)
         return _refuse(ctx, api, run.id, "skipped", "no path changed", "This pull request changes no file.",
                        overrides=config.conclusions)
-    # lines the patch adds to implementation files that reach for the harness: holds, but the evidence runs
-    details["tamper"] = tamper_holds(api, base, head, split.impl)
-    ctx.store.update_run(run.id, details=details)
+    # lines the patch adds to code that can run (implementation and ignored paths) that reach for the
+    # harness, and links there: holds, but the evidence runs
+    details["tamper"] = tamper_holds(api, base, head, split.code)
 
     head_tree = api.commit_tree(head)
     directory, matches = checkout(api, target["repo"], head, head_tree)
+    details["tamper"] = [*details["tamper"], *tamper.links_in(directory, split.code)]
+    ctx.store.update_run(run.id, details=details)
     digest = patch_digest(api.commit_tree(base), head_tree)
     try:
         targets = discover(directory, config.properties_dir, config.contracts)
