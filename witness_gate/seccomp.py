@@ -1,10 +1,14 @@
-"""A seccomp filter for the sandbox: memory-backed files that no tmpfs size would cap are refused.
+"""A seccomp filter for the sandbox: what no tmpfs size caps, and what would tell evaluations apart.
 
-`memfd_create` and System V shared memory make memory that counts against no filesystem's size and,
-once unmapped, no address-space limit: one evaluation could fill the host's memory with them. The
-filter makes those calls fail with EPERM (code that wants them falls back or fails visibly), refuses
-every call of a foreign ABI (x32, i386 on x86_64), and lets everything else through. bubblewrap loads
-it with `--seccomp FD` just before it starts the evaluation.
+- `memfd_create`, `memfd_secret` and System V `shmget` make memory that counts against no
+  filesystem's size and, once unmapped, no address-space limit: they fail with EPERM.
+- `statx` is the only way to read a file's birth time, which cannot be reset: the checkout is
+  staged once, so "born less than a second ago" would tell the first evaluation from the rest. It
+  fails with ENOSYS, and C libraries, coreutils, libuv and Rust fall back to stat(2), which has no
+  birth time. io_uring, which could run a statx of its own, fails with ENOSYS too.
+- every call of a foreign ABI (x32, i386 on x86_64) fails with EPERM.
+Everything else goes through. bubblewrap loads it with `--seccomp FD` just before it starts the
+process.
 """
 
 from __future__ import annotations
@@ -19,11 +23,15 @@ _ALLOW, _ERRNO = 0x7FFF0000, 0x00050000
 _NR, _ARCH = 0, 4  # offsets in struct seccomp_data
 X32_BIT = 0x40000000
 
-# machine -> (AUDIT_ARCH, {name: syscall number})
+# machine -> (AUDIT_ARCH, {name: syscall number}); the errno each call gets is in ERRNO
 REFUSED = {
-    "x86_64": (0xC000003E, {"shmget": 29, "memfd_create": 319, "memfd_secret": 447}),
-    "aarch64": (0xC00000B7, {"shmget": 194, "memfd_create": 279, "memfd_secret": 447}),
+    "x86_64": (0xC000003E, {"shmget": 29, "memfd_create": 319, "memfd_secret": 447, "statx": 332,
+                            "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
+    "aarch64": (0xC00000B7, {"shmget": 194, "memfd_create": 279, "memfd_secret": 447, "statx": 291,
+                             "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
 }
+ERRNO = {"statx": errno.ENOSYS, "io_uring_setup": errno.ENOSYS, "io_uring_enter": errno.ENOSYS,
+         "io_uring_register": errno.ENOSYS}  # the rest: EPERM
 
 
 def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
@@ -36,17 +44,13 @@ def program(machine: str | None = None) -> bytes | None:
     if machine not in REFUSED:
         return None
     arch, calls = REFUSED[machine]
-    numbers = sorted(calls.values())
     deny = _ERRNO | errno.EPERM
     ops = [_op(_LD_ABS_W, _ARCH), _op(_JEQ, arch, 1, 0), _op(_RET, deny), _op(_LD_ABS_W, _NR)]
-    checks = []
     if machine == "x86_64":
-        checks.append((_JGE, X32_BIT))
-    checks += [(_JEQ, n) for n in numbers]
-    for i, (code, k) in enumerate(checks):
-        # jump to the final deny: past the remaining checks and the allow
-        ops.append(_op(code, k, len(checks) - i, 0))
-    ops += [_op(_RET, _ALLOW), _op(_RET, deny)]
+        ops += [_op(_JGE, X32_BIT, 0, 1), _op(_RET, deny)]
+    for name, number in sorted(calls.items(), key=lambda item: item[1]):
+        ops += [_op(_JEQ, number, 0, 1), _op(_RET, _ERRNO | ERRNO.get(name, errno.EPERM))]
+    ops.append(_op(_RET, _ALLOW))
     return b"".join(ops)
 
 
