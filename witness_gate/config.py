@@ -8,14 +8,13 @@ from typing import Any
 
 import yaml
 
+from witness_gate import outcomes
+
 from witness_gate.labels import ChangeSplit, split_change_paths
 
 CONFIG_NAME = ".witness.yml"
-LABELS = (
-    "pass", "skipped", "frozen", "regression", "mixed_edit", "invalid_config",
-    "flake", "oracle_defect", "not_reproduced", "hold",
-)
-CONCLUSIONS = ("success", "neutral", "skipped", "failure", "action_required")
+LABELS = outcomes.NAMES  # every label a `conclusions:` override may name (no_config included)
+CONCLUSIONS = outcomes.CONCLUSIONS
 
 
 class ConfigError(ValueError):

@@ -10,7 +10,8 @@ from typing import Any
 from sqlalchemy import select, update
 
 from witness_gate.store import FreezeEventRow, FreezeRow, Store, utcnow
-from witness_gate.verdict import FreezeMatch
+from witness_gate import outcomes
+from witness_gate.verdict import FreezeMatch, freeze_matches
 
 ISO = "%Y-%m-%dT%H:%M:%SZ"
 
@@ -184,7 +185,8 @@ class Ledger:
             return list(s.scalars(query))
 
 
-def apply_freezes(records: list[dict[str, Any]], freezes: tuple[FreezeMatch, ...]) -> list[dict[str, Any]]:
+def apply_freezes(records: list[dict[str, Any]], freezes: tuple[FreezeMatch, ...],
+                  now: datetime | None = None) -> list[dict[str, Any]]:
     """Relabel attempt records against the freezes in force now (after an accept, a revoke or expiry).
 
     A frozen record was a flake underneath; a flake, or a hold whose only reason is an empty
@@ -196,12 +198,11 @@ def apply_freezes(records: list[dict[str, Any]], freezes: tuple[FreezeMatch, ...
         if record.get("label") == "frozen":
             record["label"] = record.get("unfrozen_label", "flake")
             record.pop("frozen_by", None)
-        freezable = record.get("label") == "flake" or (
-            record.get("label") == "hold" and record.get("hold_reasons") == ["expiry_empty"])
-        match = next((f for f in freezes if freezable and f.assertion_id == record.get("assertion_id")
-                      and f.fixture_digest == record.get("fixture_digest")
-                      and f.witness_hash == record.get("witness_hash")
-                      and (not f.contract_digest or f.contract_digest == record.get("contract_digest"))), None)
+        freezable = outcomes.proposes_freeze(record.get("label") or "hold", record.get("hold_reasons") or [])
+        match = next((f for f in freezes if freezable and freeze_matches(
+            f, assertion_id=record.get("assertion_id") or "", fixture_digest=record.get("fixture_digest") or "",
+            contract_digest=record.get("contract_digest") or "", witness_hash=record.get("witness_hash") or "",
+            now=now or datetime.now(timezone.utc))), None)
         if match is not None:
             record["unfrozen_label"] = record["label"]
             record["label"] = "frozen"

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from witness_gate import budget, gate, labels
+from witness_gate import budget, gate, labels, outcomes
 from witness_gate.attempt import Binding, Evidence, Policy, observations, sign
 
-# A pull request's label is the first of its properties' labels in this order.
-ORDER = ("mixed_edit", "oracle_defect", "hold", "regression", "frozen", "flake", "not_reproduced", "pass")
-BLOCKING = {"regression", "mixed_edit"}
-NEEDS_PERSON = {"flake", "oracle_defect", "not_reproduced", "hold"}
+# the one table of labels (witness_gate.outcomes), as the names older callers use
+ORDER = outcomes.ORDER
+BLOCKING = {label.name for label in outcomes.TABLE if label.blocking and label.rank is not None}
+NEEDS_PERSON = {label.name for label in outcomes.TABLE if label.exit_code == outcomes.EXIT_PERSON}
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Verdict:
     @property
     def proposes_freeze(self) -> bool:
         """A flake, or a hold whose only reason is an empty expiry (the acceptor supplies one)."""
-        return self.label == "flake" or (self.label == "hold" and self.hold_reasons == ["expiry_empty"])
+        return outcomes.proposes_freeze(self.label, self.hold_reasons)
 
 
 def proposed_expiry(now: datetime, hours: float | None) -> str:
@@ -163,18 +163,25 @@ def every_replay_failed_rule(evidence: Evidence, policy: Policy) -> bool:
     return evidence.failed_once and len(rows) >= policy.min_reruns and all(r.outcome == "fail" for r in rows)
 
 
+def freeze_matches(freeze: FreezeMatch, *, assertion_id: str, fixture_digest: str, contract_digest: str,
+                   witness_hash: str, now: datetime) -> bool:
+    """The one rule for "this accepted freeze silences this attempt", at run time and at render time.
+
+    Same assertion, fixture and witness, not expired, and — when the freeze names a contract — the
+    same contract: an attempt whose contract is missing or changed does not match.
+    """
+    return ((freeze.assertion_id, freeze.fixture_digest, freeze.witness_hash)
+            == (assertion_id, fixture_digest, witness_hash)
+            and (not freeze.contract_digest or freeze.contract_digest == contract_digest)
+            and _parse_time(freeze.expires_at) > now)
+
+
 def _matching_freeze(binding: Binding, witness: str, freezes: tuple[FreezeMatch, ...],
                      now: datetime) -> FreezeMatch | None:
-    for freeze in freezes:
-        if (freeze.assertion_id, freeze.fixture_digest, freeze.witness_hash) != (
-            binding.assertion_id, binding.fixture_digest, witness
-        ):
-            continue
-        if freeze.contract_digest and binding.contract and freeze.contract_digest != binding.contract.digest():
-            continue
-        if _parse_time(freeze.expires_at) > now:
-            return freeze
-    return None
+    contract_digest = binding.contract.digest() if binding.contract else ""
+    return next((f for f in freezes if freeze_matches(
+        f, assertion_id=binding.assertion_id, fixture_digest=binding.fixture_digest,
+        contract_digest=contract_digest, witness_hash=witness, now=now)), None)
 
 
 def _parse_time(text: str) -> datetime:
@@ -183,19 +190,12 @@ def _parse_time(text: str) -> datetime:
 
 def overall_label(labels_: list[str]) -> str:
     """The pull request's label: the first of ORDER among its properties ("pass" when empty)."""
-    for label in ORDER:
-        if label in labels_:
-            return label
-    return "pass"
+    return outcomes.overall(labels_)
 
 
 def exit_code(labels_: list[str]) -> int:
     """0 nothing blocks; 1 a regression or mixed edit; 3 something needs a person."""
-    if BLOCKING & set(labels_):
-        return 1
-    if NEEDS_PERSON & set(labels_):
-        return 3
-    return 0
+    return outcomes.exit_code(labels_)
 
 
 def freeze_proposal(binding: Binding, evidence: Evidence, verdict: Verdict,

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from witness_gate import outcomes
 from witness_gate.display import shown
 from witness_gate.verdict import overall_label
 
@@ -14,19 +15,7 @@ CHECK_NAME = "witness-gate"
 MARKER = "<!-- witness-gate -->"
 OUTPUT_LIMIT = 65535  # bytes, for summary and for text
 ANNOTATIONS_PER_REQUEST = 50
-CONCLUSIONS = {
-    "pass": "success",
-    "skipped": "skipped",
-    "frozen": "neutral",
-    "regression": "failure",
-    "mixed_edit": "failure",
-    "invalid_config": "failure",
-    "flake": "action_required",
-    "oracle_defect": "action_required",
-    "not_reproduced": "action_required",
-    "hold": "action_required",
-    "no_config": "neutral",
-}
+CONCLUSIONS = {label.name: label.conclusion for label in outcomes.TABLE}  # the one table's column
 REPLAY = {"label": "Replay", "description": "Gate this head again", "identifier": "replay"}
 ACCEPT = {"label": "Accept freeze", "description": "Silence this flake until it expires",
           "identifier": "accept_freeze"}
@@ -53,7 +42,7 @@ class CheckOutput:
 
 
 def conclusion_for(label: str, overrides: dict[str, str] | None = None) -> str:
-    return (overrides or {}).get(label) or CONCLUSIONS[label]
+    return outcomes.conclusion(label, overrides)
 
 
 def fit(text: str, limit: int = OUTPUT_LIMIT, pointer: str = "") -> str:
