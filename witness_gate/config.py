@@ -20,8 +20,9 @@ CONCLUSIONS = outcomes.CONCLUSIONS
 class ConfigError(ValueError):
     """One or more problems in a `.witness.yml`, each naming file, line and key."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], line: int = 1) -> None:
         self.problems = problems
+        self.line = line  # of the first problem, for an annotation
         super().__init__("\n".join(problems))
 
 
@@ -204,8 +205,10 @@ def parse_config(text: str | bytes, source: str = CONFIG_NAME) -> Config:
     """Parse and check a `.witness.yml`; raise ConfigError listing every problem."""
     values, lines = _load_with_lines(text, source)
     problems: list[str] = []
+    first_line: list[int] = []  # the line of each problem, in order, so the error carries it as a number
 
     def where(key: str) -> str:
+        first_line.append(lines.get(key, 1))
         return f"{source}:{lines.get(key, 1)}: {key}"
 
     fields: dict[str, Any] = {"source": source}
@@ -222,11 +225,11 @@ def parse_config(text: str | bytes, source: str = CONFIG_NAME) -> Config:
         if name:
             fields[name] = converted
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError(problems, first_line[0] if first_line else 1)
     config = Config(**fields)
     problems.extend(_cross_checks(config, where))
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError(problems, first_line[0] if first_line else 1)
     return config
 
 
@@ -288,15 +291,17 @@ def _load_with_lines(text: str | bytes, source: str) -> tuple[dict, dict[str, in
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
-        raise ConfigError([f"{source}:{line}: not valid YAML ({exc.problem or exc.context})"]) from None
+        raise ConfigError([f"{source}:{line}: not valid YAML ({exc.problem or exc.context})"], line) from None
     except yaml.YAMLError as exc:
         raise ConfigError([f"{source}: not valid YAML ({exc})"]) from None
     if node is None:
         return {}, {}
     if not isinstance(node, yaml.MappingNode):
-        raise ConfigError([f"{source}:{node.start_mark.line + 1}: expected a mapping at the top"])
+        raise ConfigError([f"{source}:{node.start_mark.line + 1}: expected a mapping at the top"],
+                          node.start_mark.line + 1)
     lines: dict[str, int] = {}
     problems: list[str] = []
+    duplicate_lines: list[int] = []
     constructor = yaml.SafeLoader("")
 
     def mapping(n: yaml.MappingNode, prefix: str) -> dict:
@@ -306,6 +311,7 @@ def _load_with_lines(text: str | bytes, source: str) -> tuple[dict, dict[str, in
             dotted = f"{prefix}{key}"
             if key in out:
                 problems.append(f"{source}:{key_node.start_mark.line + 1}: {dotted}: duplicate key")
+                duplicate_lines.append(key_node.start_mark.line + 1)
             lines[dotted] = key_node.start_mark.line + 1
             if isinstance(value_node, yaml.MappingNode) and not prefix:
                 out[key] = mapping(value_node, dotted + ".")
@@ -318,5 +324,5 @@ def _load_with_lines(text: str | bytes, source: str) -> tuple[dict, dict[str, in
     except yaml.YAMLError as exc:
         raise ConfigError([f"{source}: not valid YAML ({exc})"]) from None
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError(problems, duplicate_lines[0])
     return values, lines

@@ -8,13 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from witness_gate import gitrepo, safefs, tamper
+from witness_gate import gitrepo, plan as plans, safefs, tamper
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
-from witness_gate.config import CONFIG_NAME, Config, parse_config
+from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
 from witness_gate.discover import PropertyTarget, discover
 from witness_gate.environment import SetupOutcome, default_cache, set_up
-from witness_gate.labels import ChangeSplit
 from witness_gate.lock import Lock, LockError, load_pinned, parse_fixture
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 from witness_gate.session import GateRun, Pinned, PropertyResult, Reporter
@@ -104,21 +103,23 @@ def run(
         head_sha = gitrepo.rev_parse(repo, head)
         base_sha = gitrepo.rev_parse(repo, base) if base else gitrepo.default_base(repo, head_sha)
         raw_config = gitrepo.show(repo, base_sha, CONFIG_NAME)
-        config = parse_config(raw_config, f"{CONFIG_NAME} (at base {base_sha[:12]})") if raw_config else Config()
         changed = gitrepo.changed_paths(repo, base_sha, head_sha)
         base_tree, head_tree = gitrepo.tree_of(repo, base_sha), gitrepo.tree_of(repo, head_sha)
     except gitrepo.GitError as exc:
         raise InputError(f"{repo}: {exc}") from None
-    split = config.split(changed)  # fails closed: a path outside impl, oracle and ignore is impl
+    # decide (pure), then apply: with no .witness.yml on the base the embedded defaults apply
+    config = plans.config_of(raw_config, f"{CONFIG_NAME} (at base {base_sha[:12]})", required=False)
+    if isinstance(config, plans.Refusal):
+        raise ConfigError(list(config.problems), config.line)
+    decided = plans.plan(config, changed)  # fails closed: a path outside impl, oracle and ignore is impl
+    split = decided.split
     impl, oracle = split.impl_changed, split.oracle_changed
     header = (f"witness-gate run: {repo} base {base_sha[:12]} -> head {head_sha[:12]}; "
               f"{len(changed)} changed paths (impl changed: {impl}, oracle changed: {oracle})")
-    if impl and oracle:
-        return Outcome([], header, refused=(
-            "mixed_edit: this change edits implementation and oracle paths together "
-            f"(oracle: {', '.join(split.oracle)}); split it so the oracle is reviewed on its own"))
-    if not impl and not oracle:
-        return Outcome([], header, skipped=skip_reason(split))
+    if isinstance(decided, plans.Refusal):
+        if decided.label == "mixed_edit":
+            return Outcome([], header, refused=decided.reason)
+        return Outcome([], header, skipped=decided.reason)
     if callable(sandbox):
         sandbox = sandbox()
     policy = Policy.from_config(config, runs)
@@ -144,14 +145,6 @@ def run(
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
     return Outcome(results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}")
-
-
-def skip_reason(split: ChangeSplit) -> str:
-    """Why a change with no implementation and no oracle path has nothing to gate."""
-    if not split.ignored:
-        return "no path changed; nothing to gate"
-    return (f"only paths.ignore paths changed ({len(split.ignored)}: {', '.join(split.ignored[:5])}"
-            f"{', ...' if len(split.ignored) > 5 else ''}); nothing to gate")
 
 
 def tamper_holds(repo: Path, base_sha: str, head_sha: str, impl_paths: tuple[str, ...]) -> tuple[str, ...]:

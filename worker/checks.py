@@ -111,6 +111,32 @@ def render_refusal(label: str, title: str, summary: str, *, files: list[str] = (
     return CheckOutput(conclusion_for(label, overrides), title, fit(f"{MARKER}\n{summary}"), "", annotations)
 
 
+NO_CONFIG_HELP = ("witness-gate reads `.witness.yml` from the base branch. Add one there, for example:\n\n"
+                  "```yaml\nversion: 1\npaths:\n  impl: [\"src/\"]\n  oracle: [\"tests/properties/\", "
+                  "\"tests/fixtures/\"]\nproperties:\n  fixtures: {\"*\": tests/fixtures/orders.json}\n```")
+
+
+def render_plan_refusal(refusal: Any, overrides: dict[str, str] | None = None) -> CheckOutput:
+    """A head the planner (witness_gate.plan) refused before anything was fetched or ran."""
+    if refusal.label == "no_config":
+        return render_refusal("no_config", refusal.title, NO_CONFIG_HELP)
+    if refusal.label == "invalid_config":
+        return render_refusal("invalid_config", refusal.title,
+                              md_block(refusal.reason) + "\nFix it on the base branch; the gate never reads it from "
+                              "the head.", files=list(refusal.files), line_of={f: refusal.line for f in refusal.files})
+    if refusal.label == "mixed_edit":
+        return render_refusal("mixed_edit", refusal.title, (
+            "This pull request edits implementation paths and oracle paths at once, so its own checker cannot "
+            "certify it. Split it: change the oracle in its own pull request, reviewed on its own.\n\n"
+            "oracle paths changed:\n" + "\n".join(f"- {md_code(p, None)}" for p in refusal.files)),
+            files=list(refusal.files[:ANNOTATIONS_PER_REQUEST]), overrides=overrides)
+    if refusal.ignored:
+        return render_refusal("skipped", refusal.title,
+                              "Every path this pull request changes matches `paths.ignore` of `.witness.yml`:\n"
+                              + "\n".join(f"- {md_code(p, None)}" for p in refusal.ignored[:50]), overrides=overrides)
+    return render_refusal("skipped", refusal.title, "This pull request changes no file.", overrides=overrides)
+
+
 def render_ended(newer_head: str) -> CheckOutput:
     """Work on this head stopped: the pull request was closed, or a newer push replaced it."""
     if newer_head == "closed":

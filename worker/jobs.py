@@ -20,10 +20,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from bot.commands import HELP_TEXT
 from bot.jobspec import MARK_HEAD_LUA, head_key, safe_id
 from bot.settings import Settings
-from witness_gate import tamper
+from witness_gate import plan as plans, tamper
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
-from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
+from witness_gate.config import CONFIG_NAME, Config, parse_config
 from witness_gate.discover import DiscoveryError, discover
 from witness_gate.environment import SetupOutcome, SetupStep, default_cache, set_up
 from witness_gate.ledger import Ledger, Outcome, apply_freezes
@@ -120,42 +120,19 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
     target = {**target, "head_sha": head, "base_sha": base, "check_run_id": check_id}
 
     raw = api.file_at(CONFIG_NAME, base)
-    if raw is None:
-        return _refuse(ctx, api, run.id, "no_config", "no .witness.yml on the base branch",
-                       "witness-gate reads `.witness.yml` from the base branch. Add one there, for example:\n\n"
-                       "```yaml\nversion: 1\npaths:\n  impl: [\"src/\"]\n  oracle: [\"tests/properties/\", "
-                       "\"tests/fixtures/\"]\nproperties:\n  fixtures: {\"*\": tests/fixtures/orders.json}\n```")
-    try:
-        config = parse_config(raw, f"{CONFIG_NAME} (base {base[:12]})")
-    except ConfigError as exc:
-        return _refuse(ctx, api, run.id, "invalid_config", "invalid .witness.yml on the base branch",
-                       "```\n" + str(exc) + "\n```\nFix it on the base branch; the gate never reads it from the head.",
-                       files=[CONFIG_NAME], line_of={CONFIG_NAME: _first_line(exc)})
-
+    config = plans.config_of(raw, f"{CONFIG_NAME} (base {base[:12]})", required=True)  # decide (pure) ...
+    if isinstance(config, plans.Refusal):
+        return _refuse_plan(ctx, api, run.id, config)
     changed, capped = api.changed_files(target["pr_number"])
     if capped:  # GitHub lists at most 3,000 files: diff the two trees here instead
         changed = changed_paths_locally(api, target["repo"], base, head)
-    split = config.split(changed)  # fails closed: a path outside impl, oracle and ignore is impl
-    impl, oracle = split.impl_changed, split.oracle_changed
+    decided = plans.plan(config, changed)  # fails closed: a path outside impl, oracle and ignore is impl
+    split = decided.split
     details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
-               "split": {"impl_changed": impl, "oracle_changed": oracle}}
+               "split": {"impl_changed": split.impl_changed, "oracle_changed": split.oracle_changed}}
     ctx.store.update_run(run.id, details=details)
-    if impl and oracle:
-        oracle_files = list(split.oracle)
-        return _refuse(ctx, api, run.id, "mixed_edit", "mixed_edit: implementation and oracle changed together",
-                       "This pull request edits implementation paths and oracle paths at once, so its own checker "
-                       "cannot certify it. Split it: change the oracle in its own pull request, reviewed on its "
-                       "own.\n\noracle paths changed:\n"
-                       + "\n".join(f"- {checks.md_code(p, None)}" for p in oracle_files),
-                       files=oracle_files[:50], overrides=config.conclusions)
-    if not impl and not oracle:
-        if split.ignored:
-            return _refuse(ctx, api, run.id, "skipped", "only ignored paths changed",
-                           "Every path this pull request changes matches `paths.ignore` of `.witness.yml`:\n"
-                           + "\n".join(f"- {checks.md_code(p, None)}" for p in split.ignored[:50]),
-                           overrides=config.conclusions)
-        return _refuse(ctx, api, run.id, "skipped", "no path changed", "This pull request changes no file.",
-                       overrides=config.conclusions)
+    if isinstance(decided, plans.Refusal):  # ... then apply
+        return _refuse_plan(ctx, api, run.id, decided, config.conclusions)
     # lines the patch adds to code that can run (implementation and ignored paths) that reach for the
     # harness, and links there: holds, but the evidence runs
     details["tamper"] = tamper_holds(api, base, head, split.code)
@@ -204,13 +181,10 @@ def tamper_holds(api: GitHubApi, base: str, head: str, impl_paths: tuple[str, ..
     return tamper.scan_change(impl_paths, read(base), read(head))
 
 
-def _first_line(exc: ConfigError) -> int:
-    for problem in exc.problems:
-        parts = problem.split(":")
-        for part in parts[1:3]:
-            if part.strip().isdigit():
-                return int(part)
-    return 1
+def _refuse_plan(ctx: Context, api: GitHubApi, run_id: str, refusal: plans.Refusal,
+                 overrides: dict[str, str] | None = None) -> dict[str, Any]:
+    _complete(ctx, api, run_id, checks.render_plan_refusal(refusal, overrides), refusal.label)
+    return {"run_id": run_id, "label": refusal.label}
 
 
 def _refuse(ctx: Context, api: GitHubApi, run_id: str, label: str, title: str, summary: str,

@@ -1,0 +1,46 @@
+"""The planner: one pure decision, before anything is fetched or runs, for the CLI and the App alike."""
+
+import pytest
+
+from witness_gate import plan as plans
+from witness_gate.config import Config, parse_config
+
+CONFIG = parse_config('version: 1\npaths:\n  impl: ["src/"]\n  oracle: ["tests/properties/", "tests/fixtures/"]\n'
+                      '  ignore: ["docs/", "**/*.md"]\n')
+
+
+@pytest.mark.parametrize("changed, label, files", [
+    (["src/a.py", "tests/properties/p.py"], "mixed_edit", ("tests/properties/p.py",)),
+    (["src/a.py", ".witness.yml"], "mixed_edit", (".witness.yml",)),
+    (["docs/x.txt", "README.md"], "skipped", ()),
+    ([], "skipped", ()),
+])
+def test_changes_that_are_refused_before_anything_runs(changed, label, files):
+    decided = plans.plan(CONFIG, changed)
+    assert isinstance(decided, plans.Refusal)
+    assert (decided.label, decided.files) == (label, files)
+    assert decided.split is not None and "\n" not in decided.reason
+
+
+@pytest.mark.parametrize("changed, impl, oracle", [
+    (["src/a.py"], True, False),
+    (["helpers.py"], True, False),  # outside every pattern: implementation, the split fails closed
+    (["tests/properties/p.py", "docs/x.md"], False, True),
+])
+def test_changes_that_are_gated(changed, impl, oracle):
+    decided = plans.plan(CONFIG, changed)
+    assert isinstance(decided, plans.Plan)
+    assert (decided.split.impl_changed, decided.split.oracle_changed) == (impl, oracle)
+
+
+def test_the_config_is_required_by_the_app_and_defaulted_by_the_cli():
+    refused = plans.config_of(None, ".witness.yml", required=True)
+    assert isinstance(refused, plans.Refusal) and refused.label == "no_config"
+    assert plans.config_of(None, ".witness.yml", required=False) == Config()
+
+
+def test_an_invalid_config_is_refused_with_its_line_as_a_number():
+    refused = plans.config_of(b"version: 1\npolicy:\n  runs: 0\n", ".witness.yml (base abc)", required=True)
+    assert isinstance(refused, plans.Refusal) and refused.label == "invalid_config"
+    assert refused.line == 3 and refused.files == (".witness.yml",)
+    assert refused.problems[0].startswith(".witness.yml (base abc):3: policy.runs: expected an integer >= 1")

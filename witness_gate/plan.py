@@ -1,0 +1,68 @@
+"""Deciding what a change gets before anything runs: refused, skipped, or a plan of what to gate.
+
+Pure: both shells (`witness_gate.local.run` and the App's `worker.jobs.gate_pull_request`) gather the
+base's `.witness.yml` and the changed paths, ask here, and only then fetch, check out and run.
+Nothing else decides missing or invalid configs, mixed edits, oracle-only changes or skips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
+from witness_gate.labels import ChangeSplit
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Nothing runs: `label` is no_config, invalid_config, mixed_edit or skipped; `reason` is one sentence."""
+
+    label: str
+    title: str
+    reason: str
+    files: tuple[str, ...] = ()  # what a check run annotates: the config, or the oracle files of a mixed edit
+    line: int = 1  # the config's line of an invalid config
+    problems: tuple[str, ...] = ()  # every problem of an invalid config, each naming file:line:key
+    ignored: tuple[str, ...] = ()  # the paths.ignore paths of a skip
+    split: ChangeSplit | None = None  # how the changed paths split, once they were read
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The change is gated: its split, under the base's config."""
+
+    config: Config
+    split: ChangeSplit
+
+
+def config_of(raw: bytes | None, source: str, *, required: bool) -> Config | Refusal:
+    """The base's `.witness.yml`: parsed, the embedded defaults when absent and not required, or a refusal."""
+    if raw is None:
+        if required:
+            return Refusal("no_config", "no .witness.yml on the base branch",
+                           f"no {CONFIG_NAME} on the base branch; add one there")
+        return Config()
+    try:
+        return parse_config(raw, source)
+    except ConfigError as exc:
+        return Refusal("invalid_config", f"invalid {CONFIG_NAME} on the base branch", str(exc),
+                       files=(CONFIG_NAME,), line=exc.line, problems=tuple(exc.problems))
+
+
+def plan(config: Config, changed: Iterable[str]) -> Plan | Refusal:
+    """Split the changed paths (failing closed) and refuse a mixed edit or a change with nothing to gate."""
+    split = config.split(changed)
+    if split.impl_changed and split.oracle_changed:
+        return Refusal("mixed_edit", "mixed_edit: implementation and oracle changed together", (
+            "mixed_edit: this change edits implementation and oracle paths together "
+            f"(oracle: {', '.join(split.oracle)}); split it so the oracle is reviewed on its own"),
+            files=split.oracle, split=split)
+    if not split.impl_changed and not split.oracle_changed:
+        if not split.ignored:
+            return Refusal("skipped", "no path changed", "no path changed; nothing to gate", split=split)
+        more = ", ..." if len(split.ignored) > 5 else ""
+        return Refusal("skipped", "only ignored paths changed", (
+            f"only paths.ignore paths changed ({len(split.ignored)}: {', '.join(split.ignored[:5])}{more}); "
+            "nothing to gate"), ignored=split.ignored, split=split)
+    return Plan(config, split)
