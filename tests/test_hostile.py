@@ -522,6 +522,24 @@ def prop_io_uring(p):
     os.close(fd)
     return "LEAK:io_uring"
 
+def prop_host_counters(p):
+    # host-wide counters move with every evaluation: readable, they tell the first evaluation from the next
+    seen = []
+    for name in ("stat", "vmstat", "key-users", "loadavg", "interrupts", "meminfo", "sys/fs/file-nr",
+                 "pressure/cpu"):
+        try:
+            with open("/proc/" + name) as f:
+                if f.read(64):
+                    seen.append(name)
+        except OSError:
+            pass
+    return "LEAK:counters:" + ",".join(seen) if seen else True
+
+def prop_keyring(p):
+    libc = ctypes.CDLL(None, use_errno=True)
+    serial = libc.syscall(248, b"user", b"witness-left-this", b"x", 1, -4)  # add_key to the user keyring
+    return True if serial < 0 else "LEAK:keyring"
+
 def prop_sysv_shm(p):
     libc = ctypes.CDLL(None, use_errno=True)
     shmid = libc.shmget(0, 64 * 1024**2, 0o1000 | 0o600)  # IPC_PRIVATE, IPC_CREAT
@@ -543,19 +561,21 @@ def fills(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", ["prop_fills_dev_shm", "prop_writes_dev", "prop_memfd", "prop_sysv_shm",
-                                  "prop_statx_birth_time", "prop_io_uring"])
+                                  "prop_statx_birth_time", "prop_io_uring", "prop_host_counters",
+                                  "prop_keyring"])
 def test_every_writable_place_has_a_cap_the_sandbox_enforces(fills, name):
     result = PropertyRunner(fills, f"tests/properties/f.py::{name}", "1", Sandbox("bwrap"), timeout_seconds=20)({})
     assert result.outcome in ("pass", "transport"), (result.reason, result.detail[-400:])
 
 
-@pytest.mark.parametrize("name, leak", [("prop_memfd", "LEAK:memfd"), ("prop_sysv_shm", "LEAK:sysv-shm")])
+@pytest.mark.parametrize("name, leak", [("prop_memfd", "LEAK:memfd"), ("prop_sysv_shm", "LEAK:sysv-shm"),
+                                        ("prop_host_counters", "LEAK:counters:stat,vmstat")])
 # (statx and io_uring have no control here: outside the sandbox there is no /repo to stat, and io_uring
 # may be off on the host; the end-to-end birth-time test below has one)
 def test_memory_backed_files_are_made_without_the_filter(fills, name, leak):
-    # the control: in a plain subprocess nothing refuses them
+    # the control: in a plain subprocess nothing refuses them, and the host's counters are there to read
     result = PropertyRunner(fills, f"tests/properties/f.py::{name}", "1", Sandbox("none"), timeout_seconds=20)({})
-    assert (result.outcome, result.reason) == ("fail", leak)
+    assert result.outcome == "fail" and result.reason.startswith(leak), result
 
 
 def test_the_seccomp_filter_refuses_only_what_it_names():

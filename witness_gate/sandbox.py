@@ -31,6 +31,12 @@ INPUT_MOUNT = "/input"  # what the gate hands in (the fixture), read-only
 GATE_MOUNT = "/opt/witness-gate"
 ENV_MOUNT = "/env"  # the per-head environment the set-up phase built
 SETTLED_NS = 946684800 * 10**9  # 2000-01-01: every evaluation sees the same atime and mtime everywhere
+# host-wide counters in /proc that move with every process (forks, keys of the uid, interrupts, memory):
+# read before and after, they tell one evaluation from the next, so each evaluation sees them empty
+MASKED_PROC_FILES = ("stat", "vmstat", "key-users", "keys", "loadavg", "interrupts", "softirqs", "schedstat",
+                     "meminfo", "diskstats", "zoneinfo", "buddyinfo", "slabinfo", "pagetypeinfo", "locks",
+                     "sched_debug", "timer_list", "swaps", "uptime", "partitions", "vmallocinfo")
+MASKED_PROC_DIRS = ("pressure", "sys/fs", "sys/kernel/random", "sys/kernel/keys", "sysvipc", "fs", "tty", "irq")
 DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
 WORKER_UID_BASE, WORKER_UID_SPAN = 0x70000000, 1 << 24  # each worker's evaluations get their own uid
 
@@ -114,6 +120,7 @@ def stage_root() -> Path:
         shutil.copyfile(package / name, target / name)
     for path in (root / "gate", target, *target.iterdir()):
         path.chmod(0o755 if path.is_dir() else 0o644)
+    (root / "empty").touch(mode=0o444)  # what a masked /proc file reads as
     import atexit
 
     atexit.register(shutil.rmtree, root, ignore_errors=True)
@@ -253,6 +260,7 @@ class Sandbox:
             "--symlink", "usr/bin", "/bin",
             "--symlink", "usr/sbin", "/sbin",
             "--proc", "/proc",
+            *_masks(),
             "--dev", "/dev",  # itself a tmpfs of half the host's memory: remounted read-only below
             "--size", space, "--tmpfs", "/dev/shm",
             "--size", space, "--tmpfs", "/tmp",
@@ -309,6 +317,20 @@ class Sandbox:
                 os.setuid(identity.uid)
 
         return apply
+
+
+@functools.lru_cache(maxsize=1)
+def _masks() -> tuple[str, ...]:
+    """bubblewrap arguments that blank the host-wide counters of /proc (only those this kernel has)."""
+    args: list[str] = []
+    empty = str(stage_root() / "empty")
+    for name in MASKED_PROC_FILES:
+        if os.path.isfile(f"/proc/{name}"):
+            args += ["--ro-bind", empty, f"/proc/{name}"]
+    for name in MASKED_PROC_DIRS:
+        if os.path.isdir(f"/proc/{name}"):
+            args += ["--size", "4096", "--tmpfs", f"/proc/{name}"]
+    return tuple(args)
 
 
 def _interpreter_dirs(python: str) -> list[str]:
