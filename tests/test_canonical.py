@@ -93,3 +93,11 @@ def test_shortlex_is_a_total_order_on_canonical_forms(a, b):
 def test_floats_keep_their_shortest_repr():
     assert canonical_bytes({"r": 0.1}) == b'{"r":0.1}'
     assert loads_strict(canonical_bytes({"big": 1e308}), source="x") == {"big": 1e308}  # finite floats survive
+
+
+def test_an_integer_too_long_to_read_is_a_clear_error_not_a_traceback():
+    # second review: a 5,000-digit integer in a fixture or a record crashed run and classify
+    from witness_gate.canonical import CanonicalError, loads_strict
+
+    with pytest.raises(CanonicalError, match="fixture.json: a number too long to read"):
+        loads_strict(b'{"n": ' + b"9" * 5000 + b"}", source="fixture.json")

@@ -477,3 +477,45 @@ def test_what_the_set_up_keeps_is_capped_by_the_sandbox(checkout, cache, monkeyp
         prepare(step, checkout=stage(checkout), patch_digest=f"p-fill-{mode}", sandbox=Sandbox(mode), cache=cache)
     assert "No space left on device" in failed.value.detail
     assert not any(cache.glob("*/blob*"))
+
+
+# -- second review: the set-up could write the host's disk through the folder that keeps its environment --
+WRITES_EVERYWHERE = ("import os\n"
+                     "written = []\n"
+                     "for folder in ('/run/witness/keep', '/run/witness', '/run', '/repo', '/input', '/opt/witness-gate'):\n"
+                     "    try:\n"
+                     "        open(folder + '/planted', 'w').write('x')\n"
+                     "        written.append(folder)\n"
+                     "    except OSError:\n"
+                     "        pass\n"
+                     "open(os.environ['WITNESS_ENV'] + '/written.txt', 'w').write(','.join(written))\n")
+
+
+def test_the_set_up_reaches_no_host_folder_and_its_environment_is_handed_over_by_the_shim(checkout, cache):
+    (checkout / "writes.py").write_text(WRITES_EVERYWHERE)
+    env = prepare(SetupStep(None, ("python3", "writes.py"), 60), checkout=stage(checkout), patch_digest="p-keep",
+                  sandbox=Sandbox("bwrap"), cache=cache)
+    assert (env.path / "written.txt").read_text() == ""
+    assert os.stat(env.path / "written.txt").st_uid == 0 or os.geteuid() != 0  # unpacked by the gate, sealed
+
+
+@pytest.mark.parametrize("script, shown", [
+    ("import os\nos.chdir(os.environ['WITNESS_ENV'])\nfor _ in range(80):\n    os.mkdir('d'); os.chdir('d')\n",
+     "folders deep"),
+    ("import os\ne = os.environ['WITNESS_ENV']\nopen(e + '/a', 'w').write('x')\nos.link(e + '/a', e + '/b')\n",
+     "hard links"),
+    ("import os\nf = open(os.environ['WITNESS_ENV'] + '/sparse', 'wb')\nf.truncate(900 * 1024**2)\n",
+     "larger than"),
+])
+def test_an_environment_that_cannot_be_kept_is_a_set_up_failure_not_a_traceback(checkout, cache, monkeypatch,
+                                                                                  script, shown):
+    import witness_gate.environment as environments
+    from dataclasses import replace
+
+    monkeypatch.setattr(environments, "SETUP_LIMITS", replace(environments.SETUP_LIMITS, space_bytes=256 * 1024**2))
+    (checkout / "makes.py").write_text(script)
+    with pytest.raises(SetupFailed) as failed:
+        prepare(SetupStep(None, ("python3", "makes.py"), 60), checkout=stage(checkout), patch_digest="p-bad",
+                sandbox=Sandbox("bwrap"), cache=cache)
+    assert shown in failed.value.detail, failed.value.detail[-500:]
+    assert not any(p for p in cache.iterdir() if p.is_dir())  # nothing of it is kept

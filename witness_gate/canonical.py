@@ -97,6 +97,9 @@ def loads_strict(text: str | bytes, *, source: str) -> Any:
             f"{source}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); "
             "a fixture must be a JSON document"
         ) from None
+    except ValueError as exc:  # an integer of more digits than Python converts (4,300 by default)
+        raise CanonicalError(f"{source}: a number too long to read ({str(exc).split(';')[0]}); "
+                             "write it as a string") from None
     _refuse_big_floats(value, source)
     return value
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from witness_gate import keep
 from witness_gate.canonical import canonical_bytes, sha256_hex
 from witness_gate.config import Config
 from witness_gate.egress import HOSTS_ENV, EgressProxy, Upstream, index_hosts, upstream_proxy
@@ -29,7 +30,6 @@ from witness_gate.files import CACHE_ENV, cache_root, unsafe_cache, write_json_a
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, stage_root
 
 SOCKET_MOUNT = "/run/witness/egress.sock"
-KEEP_MOUNT = "/run/witness/keep"  # the host directory that keeps the environment once the set-up is done
 CA_BUNDLES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt")
 LOG_TAIL = 4000
 KEEP_SECONDS = 24 * 3600  # unused environments older than this are removed when a new one is built
@@ -157,7 +157,7 @@ def prepare(step: SetupStep, *, checkout: Path, patch_digest: str, sandbox: Sand
             done = json.loads(marker.read_text(encoding="utf-8"))
             return Environment(target, key, done["seconds"], True, done.get("log", ""), done.get("reached", {}))
         shutil.rmtree(target, ignore_errors=True)
-        _prune(cache, keep=key)
+        _prune(cache, current=key)
         started = time.monotonic()
         log, reached = _build(step, checkout, target, sandbox, hosts)
         seconds = time.monotonic() - started
@@ -186,7 +186,7 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox,
     upstream = _upstream()
     target.mkdir()
     identity = sandbox.identity
-    if identity.uid is not None:
+    if identity.uid is not None and sandbox.mode != "bwrap":  # without bubblewrap the set-up writes it itself
         os.chown(target, identity.uid, identity.gid)
     scratch = sandbox.make_scratch()
     sockets = Path(tempfile.mkdtemp(prefix="egress-", dir=stage_root()))
@@ -194,10 +194,11 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox,
     proxy_socket = sockets / "egress.sock"
     socket_mount = Mount(proxy_socket, SOCKET_MOUNT)
     shim = [sandbox.python, "-P", "-s", "-B", sandbox.gate_file("netshim.py")]
-    if sandbox.mode == "bwrap":  # the set-up writes a capped tmpfs; the shim copies it out when it is done
-        mounts = [Mount(None, ENV_MOUNT, writable=True, size=SETUP_LIMITS.space_bytes),
-                  Mount(target, KEEP_MOUNT, writable=True), socket_mount]
-        shim += ["--copy-to", KEEP_MOUNT]
+    receiver = None
+    if sandbox.mode == "bwrap":  # a capped tmpfs, streamed out by the shim when done: no host folder is writable
+        receiver = keep.Receiver(target.parent / f"{target.name}.tar.part", SETUP_LIMITS.space_bytes)
+        mounts = [Mount(None, ENV_MOUNT, writable=True, size=SETUP_LIMITS.space_bytes), socket_mount]
+        shim += ["--tar-to-fd", str(receiver.write_fd)]
         env_seen = ENV_MOUNT
     else:
         mounts, env_seen = [Mount(target, ENV_MOUNT, writable=True), socket_mount], str(target)
@@ -212,20 +213,38 @@ def _build(step: SetupStep, checkout: Path, target: Path, sandbox: Sandbox,
     try:
         with EgressProxy(proxy_socket, hosts, owner=identity.uid, upstream=upstream) as proxy:
             done = sandbox.run(argv, repo=checkout, scratch=scratch, env=env, mounts=tuple(mounts), limits=limits,
-                               timeout=step.timeout_seconds)
+                               timeout=step.timeout_seconds,
+                               pass_fds=(receiver.write_fd,) if receiver else ())
             refused = [line for line in proxy.log if line.startswith("refused")]
             reached = dict(Counter(line.split(" ", 1)[1] for line in proxy.log if line.startswith("tunnel ")))
     finally:
+        if receiver is not None:
+            receiver.finish()
         shutil.rmtree(scratch, ignore_errors=True)
         shutil.rmtree(sockets, ignore_errors=True)
     log = (done.stdout + done.stderr).decode("utf-8", errors="replace")
     if refused:
         log += "\nwitness-gate egress proxy:\n" + "\n".join(refused[:20])
-    if done.fault or done.code != 0:
+    try:
+        if receiver is not None and receiver.over:
+            raise SetupFailed("env_too_large", f"{log[-LOG_TAIL // 2:]}\nthe environment is larger than "
+                                               f"{SETUP_LIMITS.space_bytes // 1024**2} MiB")
+        if done.fault or done.code != 0:
+            kind = done.fault or (f"signal:{-done.code}" if done.code < 0 else f"exit:{done.code}")
+            raise SetupFailed(kind, log[-LOG_TAIL:])
+        if receiver is not None:
+            try:
+                keep.unpack(receiver.into, target)
+            except keep.KeepRefused as exc:
+                raise SetupFailed("environment", f"{log[-LOG_TAIL // 2:]}\n{exc}") from None
+    except SetupFailed:
         shutil.rmtree(target, ignore_errors=True)
-        kind = done.fault or (f"signal:{-done.code}" if done.code < 0 else f"exit:{done.code}")
-        raise SetupFailed(kind, log[-LOG_TAIL:])
-    _seal(target, identity.uid)
+        raise
+    finally:
+        if receiver is not None:
+            receiver.into.unlink(missing_ok=True)
+    # unpacked by the gate itself, every entry is new and the gate's: seal them all
+    _seal(target, None if receiver is not None else identity.uid)
     return log, dict(sorted(reached.items()))
 
 
@@ -257,7 +276,7 @@ def _seal(target: Path, uid: int | None) -> None:
                 os.chmod(path, 0o755 if st.st_mode & 0o111 else 0o644)
 
 
-def _prune(cache: Path, keep: str) -> None:
+def _prune(cache: Path, current: str) -> None:
     """Remove environments, built or failed, that nobody used for KEEP_SECONDS.
 
     Every attempt leaves a lock file; a built environment also has a marker, touched at each use.
@@ -265,7 +284,7 @@ def _prune(cache: Path, keep: str) -> None:
     now = time.time()
     for lock_path in cache.glob("*.lock"):
         key = lock_path.stem
-        if key == keep:
+        if key == current:
             continue
         marker = cache / f"{key}.json"
         try:

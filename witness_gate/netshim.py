@@ -4,21 +4,22 @@ The sandbox has its own network namespace with nothing but loopback. Tools such 
 an HTTP proxy over TCP, so this forwards 127.0.0.1:<port> to the unix socket bound in from the
 host (`witness_gate.egress`), sets HTTPS_PROXY/HTTP_PROXY, and runs the set-up command.
 
-With `--copy-to DEST` (under bubblewrap, where the set-up writes into a size-capped tmpfs), once the
-command has exited every other process of the sandbox is killed and the environment is copied to
-DEST, the host directory that keeps it: what reaches the host's disk is bounded by that tmpfs.
+With `--tar-to-fd N` (under bubblewrap, where the set-up writes into a size-capped tmpfs and can
+reach no host directory), once the command has exited well every other process of the sandbox is
+killed and the environment is written as a tar stream to descriptor N, which only this shim holds;
+the host reads it within its own limits (`witness_gate.keep`).
 
-Usage: python -P -s <gate>/witness_gate/netshim.py [--copy-to DEST] <socket> -- <command> [args...]
+Usage: python -P -s <gate>/witness_gate/netshim.py [--tar-to-fd N] <socket> -- <command> [args...]
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tarfile
 import threading
 
 
@@ -54,24 +55,26 @@ def _serve(listener: socket.socket, path: str) -> None:
         threading.Thread(target=_forward, args=(client, path), daemon=True).start()
 
 
-def _copy_out(source: str, dest: str) -> int:
-    """Stop whatever the set-up left running, then copy its environment out of the tmpfs."""
+def _send_out(source: str, fd: int) -> int:
+    """Stop whatever the set-up left running, then stream its environment to the host."""
     try:
-        os.kill(-1, signal.SIGKILL)  # every other process of this pid namespace: nothing writes while we copy
+        os.kill(-1, signal.SIGKILL)  # every other process of this pid namespace: nothing writes while we send
     except OSError:
         pass
     try:
-        shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True)
-    except (OSError, shutil.Error) as exc:
-        print(f"witness-gate set-up: cannot keep the environment: {exc}", file=sys.stderr)
+        with os.fdopen(fd, "wb") as out, tarfile.open(fileobj=out, mode="w|") as tar:
+            tar.add(source, arcname=".")
+    except (OSError, tarfile.TarError, RecursionError) as exc:
+        print(f"witness-gate set-up: cannot hand over the environment: {exc}", file=sys.stderr)
         return 125
     return 0
 
 
 def main(argv: list[str]) -> int:
-    copy_to = None
-    if argv[:1] == ["--copy-to"] and len(argv) > 1:
-        copy_to, argv = argv[1], argv[2:]
+    send_fd = None
+    if argv[:1] == ["--tar-to-fd"] and len(argv) > 1:
+        send_fd, argv = int(argv[1]), argv[2:]
+        os.set_inheritable(send_fd, False)  # the set-up command never gets it
     if len(argv) < 3 or argv[1] != "--":
         print(__doc__, file=sys.stderr)
         return 2
@@ -88,8 +91,8 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"witness-gate set-up: cannot start {command[0]}: {exc.strerror}", file=sys.stderr)
         return 127
-    if code == 0 and copy_to:
-        return _copy_out(os.environ["WITNESS_ENV"], copy_to)
+    if code == 0 and send_fd is not None:
+        return _send_out(os.environ["WITNESS_ENV"], send_fd)
     return code
 
 

@@ -208,7 +208,8 @@ class Sandbox:
         return [self.python, "-P", "-s", "-B", self.gate_file("harness.py")]
 
     def run(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str], limits: Limits,
-            timeout: float, mounts: tuple[Mount, ...] = (), stdin: bytes = b"") -> Finished:
+            timeout: float, mounts: tuple[Mount, ...] = (), stdin: bytes = b"",
+            pass_fds: tuple[int, ...] = ()) -> Finished:
         """One process in the sandbox, as `wrap` builds it; bubblewrap's own failure is the fault "sandbox"."""
         filter_fd = None
         program = seccomp.program() if self.mode == "bwrap" else None
@@ -219,7 +220,7 @@ class Sandbox:
                                        seccomp_fd=filter_fd)
             done = start_and_collect(argv, env=env, cwd=cwd, preexec=self.preexec(limits), timeout=timeout,
                                      output_bytes=limits.output_bytes, stdin=stdin,
-                                     pass_fds=(filter_fd,) if filter_fd is not None else ())
+                                     pass_fds=pass_fds + ((filter_fd,) if filter_fd is not None else ()))
         finally:
             if filter_fd is not None:
                 os.close(filter_fd)
