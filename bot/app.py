@@ -13,10 +13,11 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 from sqlalchemy.exc import SQLAlchemyError
 
+from appcore import jobspec
 from bot import pages, signature
 from bot.events import route
-from bot.jobspec import MARK_HEAD_LUA, BadPayload, head_key
-from bot.settings import Settings
+from appcore.jobspec import MARK_HEAD_LUA, BadPayload, head_key
+from appcore.settings import Settings
 from witness_gate.ledger import Ledger, apply_freezes
 from witness_gate.store import Store
 
@@ -142,7 +143,7 @@ def _failure_callback(func: str):
     from rq.job import Callback
 
     # every job that can leave a check run in progress ends it when it fails
-    return Callback("worker.jobs.on_job_failure") if func.startswith("worker.jobs.") else None
+    return Callback(jobspec.ON_FAILURE) if func.startswith("worker.jobs.") else None
 
 
 def _find_record(store: Store, record_id: str) -> dict[str, Any] | None:

@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from bot.commands import parse
+from appcore.commands import parse
 from bot.events import route
-from bot.jobspec import BadPayload, safe_id
-from bot.settings import Settings, SettingsError
+from appcore.jobspec import BadPayload, safe_id
+from appcore.settings import Settings, SettingsError
 from bot.signature import sign, verify
 from worker import checks
 
@@ -166,11 +166,11 @@ def test_accept_freeze_only_with_a_proposed_freeze():
 
 
 def test_the_worker_holds_without_a_sandbox_unless_told(monkeypatch):
-    from worker import jobs
+    from worker import context as contexts, jobs
 
     ctx = object.__new__(jobs.Context)
     ctx.settings = Settings("1", "k", b"s", sandbox="bwrap")
-    monkeypatch.setattr(jobs, "bwrap_works", lambda: "bubblewrap (bwrap) is not installed")
+    monkeypatch.setattr(contexts, "bwrap_works", lambda: "bubblewrap (bwrap) is not installed")
     sandbox, holds, note = ctx.sandbox()
     assert holds == ("sandbox_unavailable",) and "refuses to run pull request code" in note
     ctx.settings = Settings("1", "k", b"s", sandbox="none")

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from test_app import GOOD, gate, make_pull
-from worker.github_api import RetryPolicy
+from appcore.settings import RetryPolicy
 
 
 def tidy(double, tmp_path):
@@ -72,7 +72,7 @@ def test_a_killed_work_horse_still_ends_the_check_run(stack, double, tmp_path):
 
     head = _slow_gate_in_progress(stack, double, tmp_path)
     time.sleep(0.5)
-    horses = _horses()
+    horses = _horses(stack.queue)
     assert horses, "no work-horse to kill"
     subprocess.run(["kill", "-9", str(horses[0])], check=True)
     run = stack.wait_for_check(head, timeout=120)
@@ -90,16 +90,19 @@ def _slow_gate_in_progress(stack, double, tmp_path) -> str:
     head = double.sha(name, "patch")
     assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
     stack.wait_until(lambda: double.runs_for(head), what="the check run")
-    stack.wait_until(_horses, what="a work-horse running a job")
+    stack.wait_until(lambda: _horses(stack.queue), what="a work-horse running a job")
     return head
 
 
-def _horses() -> list[int]:
-    """Work-horses: the forked children of rq workers running a job."""
+def _horses(queue: str) -> list[int]:
+    """Work-horses of this stack's rq workers: their forked children running a job.
+
+    Only this stack's queue counts: another test run on the machine has workers of its own.
+    """
     import subprocess
 
     out = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout.splitlines()
-    workers = {line.split()[0] for line in out[1:] if "rq.cli worker witness-test" in line}
+    workers = {line.split()[0] for line in out[1:] if f"rq.cli worker {queue} " in line}
     # a horse is forked by a worker (RQ may retitle it, so its args are no guide)
     return [int(line.split()[0]) for line in out[1:] if line.split()[1] in workers]
 
@@ -140,10 +143,10 @@ def test_a_whole_worker_killed_mid_attempt_still_ends_the_check_run(stack, doubl
 
     head = _slow_gate_in_progress(stack, double, tmp_path)
     out = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout.splitlines()
-    workers = {line.split()[0]: line.split()[1] for line in out[1:] if "rq.cli worker witness-test" in line}
-    busy = {workers[str(h)] for h in _horses() if str(h) in workers}
+    workers = {line.split()[0]: line.split()[1] for line in out[1:] if f"rq.cli worker {stack.queue} " in line}
+    busy = {workers[str(h)] for h in _horses(stack.queue) if str(h) in workers}
     victim = int(sorted(busy)[0])
-    for pid in [victim] + [h for h in _horses() if workers.get(str(h)) == str(victim)]:
+    for pid in [victim] + [h for h in _horses(stack.queue) if workers.get(str(h)) == str(victim)]:
         os.kill(pid, signal.SIGKILL)
     # RQ parks the dead worker's job as abandoned and runs neither its failure callback nor its
     # dependents, so the check run would stay in progress: the reconciler is what ends it

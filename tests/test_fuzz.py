@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from redis import Redis
 
-from bot.settings import Settings
+from appcore.settings import Settings
 from bot.signature import sign
 from witness_gate.canonical import CanonicalError, canonical_bytes, loads_strict
 from witness_gate.config import ConfigError, parse_config

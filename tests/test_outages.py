@@ -16,7 +16,7 @@ import uuid
 import pytest
 from redis import Redis
 
-from bot.settings import Settings
+from appcore.settings import Settings
 from bot.signature import sign
 
 SECRET = b"outage-secret"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -14,7 +13,7 @@ import requests
 from github import Auth, Github, GithubException, GithubIntegration
 from redis import Redis
 
-from bot.settings import Settings
+from appcore.settings import Settings
 
 log = logging.getLogger("witness_gate.worker")
 TOKEN_MARGIN = 300  # refresh installation tokens five minutes before GitHub expires them
@@ -76,46 +75,12 @@ def installation_token(settings: Settings, redis: Redis, installation_id: int, *
     return access.token
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How long to wait before another try, or None when another try cannot help."""
-
-    attempts: int = 4
-    backoff: float = 1.0  # seconds; doubles each attempt
-    max_wait: float = 60.0  # a rate limit that resets later than this fails now, with the reason
-    timeout: float = 15.0  # per request
-
-    @classmethod
-    def from_env(cls) -> "RetryPolicy":
-        env = os.environ
-        return cls(attempts=int(env.get("WITNESS_GITHUB_ATTEMPTS", 4)),
-                   backoff=float(env.get("WITNESS_GITHUB_BACKOFF", 1.0)),
-                   max_wait=float(env.get("WITNESS_GITHUB_MAX_WAIT", 60.0)),
-                   timeout=float(env.get("WITNESS_GITHUB_TIMEOUT", 15.0)))
-
-    def wait(self, status: int, headers: dict[str, Any], attempt: int) -> float | None:
-        lowered = {str(k).lower(): v for k, v in headers.items()}
-        limited = status == 429 or (status == 403 and (lowered.get("retry-after") is not None
-                                                         or lowered.get("x-ratelimit-remaining") == "0"))
-        if limited:
-            if lowered.get("retry-after") is not None:
-                wait = float(lowered["retry-after"])
-            elif lowered.get("x-ratelimit-reset") is not None:
-                wait = max(0.0, float(lowered["x-ratelimit-reset"]) - time.time())
-            else:
-                wait = 60.0  # GitHub's advice for a secondary limit without a header
-            return wait if wait <= self.max_wait else None
-        if status == 0 or status >= 500:
-            return self.backoff * 2 ** (attempt - 1)
-        return None  # 4xx: asking again changes nothing
-
-
 class PyGithubApi:
     """GitHubApi for one repository of one installation, over PyGithub."""
 
     def __init__(self, settings: Settings, redis: Redis, installation_id: int, repo: str) -> None:
         self.settings, self.redis, self.installation_id, self.repo_name = settings, redis, installation_id, repo
-        self.policy = RetryPolicy.from_env()
+        self.policy = settings.retry
         self._connect(installation_token(settings, redis, installation_id))
 
     def _connect(self, token: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.events import check_run, issue_comment, pull_request
-from bot.jobspec import BadPayload, Routed
+from appcore.jobspec import BadPayload, Routed
 
 ACKNOWLEDGED = {"ping", "installation", "installation_repositories", "installation_target", "github_app_authorization"}
 HANDLERS = {

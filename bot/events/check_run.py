@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.jobspec import Job, Routed, gate_job, safe_id, target
+from appcore import jobspec
+from appcore.jobspec import Job, Routed, gate_job, safe_id, target
 
 CHECK_NAME = "witness-gate"
 
@@ -26,7 +27,7 @@ def route_check_run(payload: dict[str, Any], delivery: str, _app_slug: str):
         identifier = payload["requested_action"]["identifier"]
         kwargs = {"target": t, "identifier": identifier, "actor": payload["sender"]["login"],
                   "check_run_id": int(run["id"]), "delivery": delivery}
-        return Routed([Job("worker.jobs.handle_action", kwargs,
+        return Routed([Job(jobspec.HANDLE_ACTION, kwargs,
                            safe_id("action", t["repo_id"], t["pr_number"], identifier, delivery[:12]))])
     return Routed(note=f"check_run.{action}: nothing to do")
 

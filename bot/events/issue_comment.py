@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.jobspec import Job, Routed, safe_id, target
+from appcore import jobspec
+from appcore.jobspec import Job, Routed, safe_id, target
 
-from bot.commands import parse
+from appcore.commands import parse
 
 
 def route(payload: dict[str, Any], delivery: str, app_slug: str):
@@ -27,5 +28,5 @@ def route(payload: dict[str, Any], delivery: str, app_slug: str):
     kwargs = {"target": t, "comment_id": int(comment["id"]), "author": author,
               "commands": [{"name": c.name, "hours": c.hours, "text": c.text} for c in commands],
               "delivery": delivery}
-    return Routed([Job("worker.jobs.handle_comment", kwargs,
+    return Routed([Job(jobspec.HANDLE_COMMENT, kwargs,
                        safe_id("comment", t["repo_id"], t["pr_number"], comment["id"]))])

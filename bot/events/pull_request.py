@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.jobspec import Job, Routed, gate_job, safe_id, target
+from appcore import jobspec
+from appcore.jobspec import Job, Routed, gate_job, safe_id, target
 
 GATED = {"opened", "synchronize", "reopened", "ready_for_review"}
 
@@ -18,6 +19,6 @@ def route(payload: dict[str, Any], delivery: str, _app_slug: str):
     if action in GATED:
         return Routed([gate_job(t, delivery, f"pull_request.{action}")])
     if action == "closed":
-        return Routed([Job("worker.jobs.cancel_pull_request", {"target": t},
+        return Routed([Job(jobspec.CANCEL, {"target": t},
                            safe_id("cancel", t["repo_id"], t["pr_number"], delivery[:12]))])
     return Routed(note=f"pull_request.{action}: nothing to gate")

@@ -3,11 +3,39 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from witness_gate.store import DEFAULT_DATABASE_URL
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How long to wait before another try of a GitHub request, or None when another try cannot help."""
+
+    attempts: int = 4
+    backoff: float = 1.0  # seconds; doubles each attempt
+    max_wait: float = 60.0  # a rate limit that resets later than this fails now, with the reason
+    timeout: float = 15.0  # per request
+
+    def wait(self, status: int, headers: dict[str, Any], attempt: int) -> float | None:
+        lowered = {str(k).lower(): v for k, v in headers.items()}
+        limited = status == 429 or (status == 403 and (lowered.get("retry-after") is not None
+                                                         or lowered.get("x-ratelimit-remaining") == "0"))
+        if limited:
+            if lowered.get("retry-after") is not None:
+                wait = float(lowered["retry-after"])
+            elif lowered.get("x-ratelimit-reset") is not None:
+                wait = max(0.0, float(lowered["x-ratelimit-reset"]) - time.time())
+            else:
+                wait = 60.0  # GitHub's advice for a secondary limit without a header
+            return wait if wait <= self.max_wait else None
+        if status == 0 or status >= 500:
+            return self.backoff * 2 ** (attempt - 1)
+        return None  # 4xx: asking again changes nothing
 
 
 class SettingsError(RuntimeError):
@@ -27,6 +55,7 @@ class Settings:
     queue: str = "witness"
     admin_token: str = ""
     app_slug: str = ""  # to recognise the bot's own comments as "<slug>[bot]"
+    retry: RetryPolicy = RetryPolicy()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -47,6 +76,14 @@ class Settings:
                            ("GITHUB_WEBHOOK_SECRET", "the webhook secret set on the App")):
             if not env.get(name):
                 problems.append(f"{name}: {what}")
+        retry = RetryPolicy()
+        try:
+            retry = RetryPolicy(attempts=int(env.get("WITNESS_GITHUB_ATTEMPTS", 4)),
+                                backoff=float(env.get("WITNESS_GITHUB_BACKOFF", 1.0)),
+                                max_wait=float(env.get("WITNESS_GITHUB_MAX_WAIT", 60.0)),
+                                timeout=float(env.get("WITNESS_GITHUB_TIMEOUT", 15.0)))
+        except ValueError:
+            problems.append("WITNESS_GITHUB_ATTEMPTS, _BACKOFF, _MAX_WAIT, _TIMEOUT: numbers (attempts a whole one)")
         sandbox = env.get("WITNESS_SANDBOX", "bwrap")
         if sandbox not in ("bwrap", "none"):
             problems.append(f"WITNESS_SANDBOX={sandbox}: must be bwrap (default) or none")
@@ -65,4 +102,5 @@ class Settings:
             queue=env.get("WITNESS_QUEUE", "witness"),
             admin_token=env.get("WITNESS_ADMIN_TOKEN", ""),
             app_slug=env.get("GITHUB_APP_SLUG", ""),
+            retry=retry,
         )

@@ -7,6 +7,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+# every job, by the dotted path RQ imports it from (worker/jobs.py names them all)
+GATE = "worker.jobs.gate_pull_request"
+RUN_PROPERTY = "worker.jobs.run_property"
+FINISH_RUN = "worker.jobs.finish_run"
+HANDLE_COMMENT = "worker.jobs.handle_comment"
+HANDLE_ACTION = "worker.jobs.handle_action"
+CANCEL = "worker.jobs.cancel_pull_request"
+RECONCILE = "worker.jobs.reconcile"
+ON_FAILURE = "worker.jobs.on_job_failure"
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,7 @@ def target(payload: dict[str, Any], number: int, head_sha: str = "", base_sha: s
 
 
 def gate_job(t: dict[str, Any], delivery: str, reason: str) -> Job:
-    return Job("worker.jobs.gate_pull_request", {"target": t, "reason": reason, "delivery": delivery},
+    return Job(GATE, {"target": t, "reason": reason, "delivery": delivery},
                safe_id("gate", t["repo_id"], t["pr_number"], (t["head_sha"] or "head")[:12], delivery[:12]))
 
 

@@ -1,0 +1,77 @@
+"""When work ends early: a closed pull request, a failed or lost job. A check run is never left in progress."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from worker import checks
+from worker.checkout import CheckoutError
+from worker.context import Context, complete, context, log
+from worker.github_api import GitHubError
+
+
+def cancel_pull_request(target: dict[str, Any]) -> dict[str, Any]:
+    """A closed pull request: pending property jobs find their head gone and skip; open runs end."""
+    ctx = context()
+    ctx.mark_head(target, "closed", target.get("updated_at") or datetime.now(timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"))
+    api = ctx.api(target)
+    ended = 0
+    for run in ctx.store.runs_for_pull(target["repo"], target["pr_number"]):
+        if run.status in ("queued", "in_progress") and run.check_run_id:
+            complete(ctx, api, run.id, checks.render_ended("closed"), "cancelled")
+            ended += 1
+    return {"cancelled": ended}
+
+
+def on_job_failure(job, connection, exc_type, exc_value, traceback) -> None:
+    """Any job that fails ends its check run visibly: never left in progress."""
+    kwargs = job.kwargs or {}
+    run_id = kwargs.get("run_id") or (job.meta or {}).get("run_id")
+    ctx = context()
+    if not run_id:
+        log.error("job %s failed before a check run existed: %s", job.id, exc_value)
+        if (job.meta or {}).get("gating_key"):
+            ctx.redis.delete(job.meta["gating_key"])
+        return
+    try:
+        run = ctx.store.get_run(run_id)
+    except SQLAlchemyError as exc:
+        _end_without_store(ctx, kwargs.get("target") or {}, run_id, exc)
+        return
+    if run is None:  # the store answers but lost the run (restored from a backup, a new database)
+        _end_without_store(ctx, kwargs.get("target") or {}, run_id, LookupError("the run's record is missing"))
+        return
+    if run is not None and not run.check_run_id:  # no check run to end: free the head for a replay
+        ctx.redis.delete(run.details.get("gating_key", ""))
+        ctx.store.update_run(run_id, status="failed", details={**run.details, "fault": str(exc_value)[:500]})
+        return
+    if run is None or run.status == "completed":
+        return
+    if job.func_name.endswith("run_property"):
+        return  # finish_run still runs (allow_failure) and reports this property as a hold
+    reason = f"{exc_type.__name__ if exc_type else 'error'}: {str(exc_value)[:500]}"
+    target = kwargs.get("target") or {}
+    try:
+        api = ctx.api({**target, "installation_id": run.installation_id, "repo": run.repo})
+        complete(ctx, api, run_id, checks.render_fault(reason, ctx.details_url(run_id)), "hold")
+    except (GitHubError, CheckoutError) as exc:
+        log.error("run %s: could not end its check run: %s", run_id, exc)
+        ctx.store.update_run(run_id, status="failed", details={**run.details, "fault": reason,
+                                                                "at": datetime.now(timezone.utc).isoformat()})
+
+
+def _end_without_store(ctx: Context, target: dict[str, Any], run_id: str, exc: Exception) -> None:
+    """The record store is down: end the check run from what the job carries, once."""
+    reason = (f"the record store is unreachable ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); the "
+              "attempts of this head could not be recorded")
+    log.error("run %s: %s", run_id, reason)
+    if not target.get("check_run_id") or not ctx.redis.set(f"witness:completed:{run_id}", "hold", nx=True,
+                                                             ex=7 * 24 * 3600):
+        return
+    api = ctx.api(target)
+    api.update_check_run(target["check_run_id"],
+                         checks.render_fault(reason, ctx.details_url(run_id)).bodies(ctx.details_url(run_id), run_id)[0])

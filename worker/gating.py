@@ -1,0 +1,251 @@
+"""Gating one head: gather (pull request, base config, changed paths, checkout), decide (witness_gate.plan,
+then one job per property and the verdict), apply (the check run)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rq import get_current_job
+from rq.job import Callback, Dependency
+
+from appcore import jobspec
+from appcore.jobspec import safe_id
+from witness_gate import plan as plans, tamper
+from witness_gate.attempt import Policy
+from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
+from witness_gate.config import CONFIG_NAME, Config, parse_config
+from witness_gate.discover import DiscoveryError, discover
+from witness_gate.environment import SetupOutcome, SetupStep, default_cache, set_up
+from witness_gate.ledger import Ledger, apply_freezes
+from witness_gate.lock import Lock, LockError, parse_fixture
+from witness_gate.session import GateRun, Pinned
+from witness_gate.verdict import Split, overall_label
+from worker import checks
+from worker.checkout import changed_paths_locally, checkout
+from worker.context import Context, complete, context, log
+from worker.github_api import GitHubApi, GitHubError
+
+PROPERTY_JOB_TIMEOUT = 3600
+GATING_TTL = 2 * 3600  # a safety net only: completing the run releases the head
+
+
+# -- gating a head -----------------------------------------------------------------------------
+def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dict[str, Any]:
+    """Create the check run, read config from base, split, refuse or fan out one job per property."""
+    ctx = context()
+    api = ctx.api(target)
+    pull = api.pull(target["pr_number"])
+    if pull.state != "open":
+        return {"skipped": f"pull request is {pull.state}"}
+    if target.get("head_sha") and target["head_sha"] != pull.head_sha:
+        return {"skipped": f"{target['head_sha'][:12]} is no longer the head ({pull.head_sha[:12]} is)"}
+    head, base = pull.head_sha, pull.base_sha
+    ctx.mark_head(target, head, pull.updated_at)  # newer work for this pull request supersedes older work
+    gating = f"witness:gating:{target['repo_id']}:{target['pr_number']}:{head}"
+    if not ctx.redis.set(gating, delivery, nx=True, ex=GATING_TTL):
+        # one effective run per head: a replay while one runs would only repeat its verdict
+        return {"skipped": f"{head[:12]} is already being gated"}
+    job = get_current_job()
+    if job is not None:
+        job.meta["gating_key"] = gating  # a failure before the run exists must still release the head
+        job.save_meta()
+    run = ctx.store.add_run(repo=target["repo"], installation_id=target["installation_id"],
+                            pr_number=target["pr_number"], head_sha=head, base_sha=base, status="in_progress",
+                            details={"reason": reason, "delivery": delivery, "gating_key": gating,
+                                     "repo_id": target["repo_id"]})
+    if job is not None:
+        job.meta["run_id"] = run.id
+        job.save_meta()
+    check_id = api.create_check_run(head, {
+        "status": "in_progress", "external_id": run.id, "details_url": ctx.details_url(run.id),
+        "output": {"title": "witness-gate is running", "summary": f"{checks.MARKER}\nGating {head[:12]} ({reason})."}})
+    ctx.store.update_run(run.id, check_run_id=check_id)
+    # the check run travels with every job, so a failure can end it even without the record store
+    target = {**target, "head_sha": head, "base_sha": base, "check_run_id": check_id}
+
+    raw = api.file_at(CONFIG_NAME, base)
+    config = plans.config_of(raw, f"{CONFIG_NAME} (base {base[:12]})", required=True)  # decide (pure) ...
+    if isinstance(config, plans.Refusal):
+        return _refuse_plan(ctx, api, run.id, config)
+    changed, capped = api.changed_files(target["pr_number"])
+    if capped:  # GitHub lists at most 3,000 files: diff the two trees here instead
+        changed = changed_paths_locally(api, target["repo"], base, head)
+    decided = plans.plan(config, changed)  # fails closed: a path outside impl, oracle and ignore is impl
+    split = decided.split
+    details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
+               "split": {"impl_changed": split.impl_changed, "oracle_changed": split.oracle_changed}}
+    ctx.store.update_run(run.id, details=details)
+    if isinstance(decided, plans.Refusal):  # ... then apply
+        return _refuse_plan(ctx, api, run.id, decided, config.conclusions)
+    # lines the patch adds to code that can run (implementation and ignored paths) that reach for the
+    # harness, and links there: holds, but the evidence runs
+    details["tamper"] = tamper_holds(api, base, head, split.code)
+
+    head_tree = api.commit_tree(head)
+    directory, matches = checkout(api, target["repo"], head, head_tree)
+    details["tamper"] = [*details["tamper"], *tamper.links_in(directory, split.code)]
+    ctx.store.update_run(run.id, details=details)
+    digest = patch_digest(api.commit_tree(base), head_tree)
+    try:
+        targets = discover(directory, config.properties_dir, config.contracts)
+    except DiscoveryError as exc:
+        return _refuse(ctx, api, run.id, "hold", "the properties cannot be read", checks.md_code(str(exc), None))
+    if not targets:
+        return _refuse(ctx, api, run.id, "hold", "no properties found",
+                       f"No `prop_*` functions under `{config.properties_dir}`.")
+    details.update(properties=[t.assertion_id for t in targets], patch_mismatch=not matches)
+    ctx.store.update_run(run.id, patch_digest=digest, details=details)
+    timeout = min(PROPERTY_JOB_TIMEOUT, int(config.timeout_seconds * (3 * config.runs + config.max_evals)) + 120)
+    if SetupStep.of(config):  # it may wait for another job's set-up of this head, then fail and build its own
+        timeout += int(2 * config.setup_timeout_seconds)
+    jobs = [ctx.queue.enqueue(jobspec.RUN_PROPERTY, kwargs={"run_id": run.id, "target": target,
+                                                               "assertion_id": t.assertion_id},
+                              job_id=safe_id("prop", run.id, t.assertion_id), job_timeout=timeout,
+                              on_failure=Callback(jobspec.ON_FAILURE))
+            for t in targets]
+    ctx.queue.enqueue(jobspec.FINISH_RUN, kwargs={"run_id": run.id, "target": target},
+                      job_id=safe_id("finish", run.id), depends_on=Dependency(jobs=jobs, allow_failure=True),
+                      on_failure=Callback(jobspec.ON_FAILURE))
+    return {"run_id": run.id, "properties": len(targets)}
+
+
+def tamper_holds(api: GitHubApi, base: str, head: str, impl_paths: tuple[str, ...]) -> list[str]:
+    """The tamper scan of the implementation paths, each file read at base and at head through the API."""
+
+    def read(ref: str) -> Callable[[str], bytes | None]:
+        def at(path: str) -> bytes | None:
+            try:
+                return api.file_at(path, ref)
+            except GitHubError:
+                raise  # GitHub failed: the job fails and its check run says so, with a Replay button
+            except Exception as exc:  # noqa: BLE001 - e.g. a file too large for the contents API
+                raise tamper.ReadFailed(f"{path}@{ref[:12]}: {exc}") from exc
+        return at
+
+    return tamper.scan_change(impl_paths, read(base), read(head))
+
+
+def _refuse_plan(ctx: Context, api: GitHubApi, run_id: str, refusal: plans.Refusal,
+                 overrides: dict[str, str] | None = None) -> dict[str, Any]:
+    complete(ctx, api, run_id, checks.render_plan_refusal(refusal, overrides), refusal.label)
+    return {"run_id": run_id, "label": refusal.label}
+
+
+def _refuse(ctx: Context, api: GitHubApi, run_id: str, label: str, title: str, summary: str,
+            **render: Any) -> dict[str, Any]:
+    output = checks.render_refusal(label, title, summary, **render)
+    complete(ctx, api, run_id, output, label)
+    return {"run_id": run_id, "label": label}
+
+
+# -- one property ------------------------------------------------------------------------------
+class _LogReporter:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def start(self, target, index, total) -> None:
+        log.info("%s: %s", self.name, target.assertion_id)
+
+    def progress(self, phase, done, total) -> None:
+        pass
+
+    def say(self, text: str) -> None:
+        log.info("%s: %s", self.name, text)
+
+    def finish(self, result) -> None:
+        log.info("%s: %s -> %s", self.name, result.target.assertion_id, result.verdict.label)
+
+
+def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict[str, Any]:
+    ctx = context()
+    run = ctx.store.get_run(run_id)
+    if ctx.current_head(target) != run.head_sha:
+        return {"skipped": "superseded"}
+    api = ctx.api(target)
+    config = parse_config(run.details["config_text"], CONFIG_NAME)
+    directory, _matches = checkout(api, target["repo"], run.head_sha)
+    [prop] = [t for t in discover(directory, config.properties_dir, config.contracts) if t.assertion_id == assertion_id]
+    sandbox, holds, note = ctx.sandbox()
+    if run.details.get("patch_mismatch"):
+        holds += ("patch_mismatch",)
+    flags = tuple(run.details.get("tamper") or ())  # they mark the verdict; the evidence still runs
+    reporter = _LogReporter(run_id)
+    setup = SetupOutcome()
+    if not holds:  # the set-up runs the head's code too: only in the sandbox, only on the exact code
+        setup = set_up(config, checkout=directory, patch_digest=run.patch_digest, sandbox=sandbox,
+                       cache=default_cache(), say=reporter.say)
+    split = Split(**run.details["split"])
+    out = Path(tempfile.mkdtemp(prefix="witness-records-"))
+    try:
+        ledger = Ledger(ctx.store)
+        ledger.expire_due()
+        gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, out,
+                       reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
+                       notes=(note,) if note else (), flags=flags)
+        result = gate.gate_one(prop, _pin_from_base(api, run.base_sha, config, prop.assertion_id))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    ctx.store.add_attempt(run_id, result.record)
+    return {"assertion_id": assertion_id, "label": result.verdict.label}
+
+
+def _pin_from_base(api: GitHubApi, base_sha: str, config: Config, assertion_id: str) -> Pinned:
+    path = config.fixture_for(assertion_id)
+    raw = api.file_at(path, base_sha)
+    if raw is None:
+        return Pinned(None, None, f"no fixture at {path} on the base branch; add it there, or map "
+                                  f"properties.fixtures.{assertion_id} in {CONFIG_NAME}")
+    try:
+        fixture = parse_fixture(raw, f"{path} (base {base_sha[:12]})")
+    except (LockError, CanonicalError) as exc:
+        return Pinned(None, None, str(exc))
+    return Pinned(Lock(path, sha256_hex(raw), config.generator_version, fixture.seed or config.seed), fixture)
+
+
+def finish_run(run_id: str, target: dict[str, Any]) -> dict[str, Any]:
+    ctx = context()
+    run = ctx.store.get_run(run_id)
+    api = ctx.api(target)
+    newer = ctx.current_head(target)
+    if newer != run.head_sha:
+        complete(ctx, api, run_id, checks.render_ended(newer), "superseded")
+        return {"run_id": run_id, "label": "superseded"}
+    records = {a.assertion_id: a.record for a in ctx.store.attempts(run_id)}
+    for name in run.details.get("properties", []):
+        records.setdefault(name, {"assertion_id": name, "label": "hold", "hold_reasons": ["transport:worker"],
+                                  "notes": ["the job for this property failed or was lost; press Replay"]})
+    ledger = Ledger(ctx.store)
+    ledger.expire_due()
+    attempts = apply_freezes([records[k] for k in sorted(records)], ledger.active(run.repo))
+    for attempt in attempts:
+        if attempt.get("freeze"):
+            ledger.propose(repo=run.repo, pr_number=run.pr_number, run_id=run_id, head_sha=run.head_sha,
+                           proposal=attempt["freeze"])
+    config = parse_config(run.details["config_text"], CONFIG_NAME)
+    output = checks.render_results(attempts, patch_digest=run.patch_digest, details_url=ctx.details_url(run_id),
+                                   overrides=config.conclusions)
+    label = overall_label([a["label"] for a in attempts])
+    complete(ctx, api, run_id, output, label)
+    return {"run_id": run_id, "label": label, "conclusion": output.conclusion}
+
+
+def rerender(ctx: Context, api: GitHubApi, run_id: str) -> str:
+    """After an accept or a revoke: the head's check run says what holds now, at once."""
+    run = ctx.store.get_run(run_id)
+    ledger = Ledger(ctx.store)
+    ledger.expire_due()
+    attempts = apply_freezes(sorted((a.record for a in ctx.store.attempts(run_id)), key=lambda r: r["assertion_id"]),
+                             ledger.active(run.repo))
+    config = parse_config(run.details["config_text"], CONFIG_NAME)
+    output = checks.render_results(attempts, patch_digest=run.patch_digest, details_url=ctx.details_url(run_id),
+                                   overrides=config.conclusions)
+    body = output.bodies(ctx.details_url(run_id), run_id)[0]
+    body["output"].pop("annotations")  # they are on the run already; a PATCH would add them again
+    api.update_check_run(run.check_run_id, body)
+    label = overall_label([a["label"] for a in attempts])
+    ctx.store.update_run(run_id, label=label, conclusion=output.conclusion)
+    return label
