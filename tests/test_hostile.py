@@ -540,6 +540,18 @@ def prop_keyring(p):
     serial = libc.syscall(248, b"user", b"witness-left-this", b"x", 1, -4)  # add_key to the user keyring
     return True if serial < 0 else "LEAK:keyring"
 
+def prop_page_cache(p):
+    # whether a page is already in memory tells the first evaluation from the next (third review)
+    with open("/usr/bin/python3", "rb") as f:
+        buf = bytearray(4096)
+        try:
+            os.preadv(f.fileno(), [buf], 0, os.RWF_NOWAIT)
+        except BlockingIOError:
+            return "LEAK:page-cache"
+        except OSError:
+            return True
+    return "LEAK:page-cache"
+
 def prop_sysv_shm(p):
     libc = ctypes.CDLL(None, use_errno=True)
     shmid = libc.shmget(0, 64 * 1024**2, 0o1000 | 0o600)  # IPC_PRIVATE, IPC_CREAT
@@ -562,14 +574,15 @@ def fills(tmp_path_factory):
 
 @pytest.mark.parametrize("name", ["prop_fills_dev_shm", "prop_writes_dev", "prop_memfd", "prop_sysv_shm",
                                   "prop_statx_birth_time", "prop_io_uring", "prop_host_counters",
-                                  "prop_keyring"])
+                                  "prop_keyring", "prop_page_cache"])
 def test_every_writable_place_has_a_cap_the_sandbox_enforces(fills, name):
     result = PropertyRunner(fills, f"tests/properties/f.py::{name}", "1", Sandbox("bwrap"), timeout_seconds=20)({})
     assert result.outcome in ("pass", "transport"), (result.reason, result.detail[-400:])
 
 
 @pytest.mark.parametrize("name, leak", [("prop_memfd", "LEAK:memfd"), ("prop_sysv_shm", "LEAK:sysv-shm"),
-                                        ("prop_host_counters", "LEAK:counters:stat,vmstat")])
+                                        ("prop_host_counters", "LEAK:counters:stat,vmstat"),
+                                        ("prop_page_cache", "LEAK:page-cache")])
 # (statx and io_uring have no control here: outside the sandbox there is no /repo to stat, and io_uring
 # may be off on the host; the end-to-end birth-time test below has one)
 def test_memory_backed_files_are_made_without_the_filter(fills, name, leak):

@@ -6,6 +6,9 @@
   staged once, so "born less than a second ago" would tell the first evaluation from the rest. It
   fails with ENOSYS, and C libraries, coreutils, libuv and Rust fall back to stat(2), which has no
   birth time. io_uring, which could run a statx of its own, fails with ENOSYS too.
+- the host's page cache is shared by every evaluation: whether a page of /usr is already in memory
+  (`preadv2` with RWF_NOWAIT, `mincore`, `cachestat`) would tell the first evaluation from the next,
+  and `readahead`/`fadvise` would set it: they fail with ENOSYS (plain reads fall back to preadv).
 - the kernel keyring (`add_key`, `request_key`, `keyctl`) is shared by every evaluation of the
   sandbox uid, so a key left by one is seen (or counted) by the next: it fails with EPERM.
 - every call of a foreign ABI (x32, i386 on x86_64) fails with EPERM.
@@ -28,14 +31,17 @@ X32_BIT = 0x40000000
 # machine -> (AUDIT_ARCH, {name: syscall number}); the errno each call gets is in ERRNO
 REFUSED = {
     "x86_64": (0xC000003E, {"shmget": 29, "add_key": 248, "request_key": 249, "keyctl": 250,
-                            "memfd_create": 319, "memfd_secret": 447, "statx": 332,
+                            "mincore": 27, "readahead": 187, "fadvise64": 221, "preadv2": 327, "pwritev2": 328,
+                            "cachestat": 451, "memfd_create": 319, "memfd_secret": 447, "statx": 332,
                             "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
     "aarch64": (0xC00000B7, {"shmget": 194, "add_key": 217, "request_key": 218, "keyctl": 219,
-                             "memfd_create": 279, "memfd_secret": 447, "statx": 291,
+                             "mincore": 232, "readahead": 213, "fadvise64": 223, "preadv2": 286, "pwritev2": 287,
+                             "cachestat": 451, "memfd_create": 279, "memfd_secret": 447, "statx": 291,
                              "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
 }
-ERRNO = {"statx": errno.ENOSYS, "io_uring_setup": errno.ENOSYS, "io_uring_enter": errno.ENOSYS,
-         "io_uring_register": errno.ENOSYS}  # the rest: EPERM
+ERRNO = {name: errno.ENOSYS for name in ("statx", "io_uring_setup", "io_uring_enter", "io_uring_register",
+                                          "mincore", "readahead", "fadvise64", "preadv2", "pwritev2",
+                                          "cachestat")}  # the rest: EPERM
 
 
 def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:

@@ -86,6 +86,8 @@ RULES = _rules(
     ("dup2", r"\bdup2\b|\bF_DUPFD\w*|\bF_SETPIPE_SZ\b|\bfcntl\s*\.\s*fcntl\s*\([^)]*\b10(?:30|31)\b"),
     # looking for the harness's descriptors
     ("fd_probe", r"\bos\s*\.\s*(?:fstat|close|closerange)\s*\(\s*(?:[a-z_]\w*|\d{2,})\s*[,)]"),
+    # reading or setting the host's page cache, which every evaluation shares
+    ("page_cache", r"\bRWF_NOWAIT\b|\bposix_fadvise\b|\bPOSIX_FADV_\w+|\bmincore\b|\bcachestat\b|\breadahead\b"),
     # telling the sandbox apart from a developer's machine
     ("sandbox_probe", r"\bWITNESS_[A-Z]|witness-sandbox|['\"]/(?:input|scratch|repo|env)(?:/|['\"])"
                       r"|/opt/witness-gate"),
