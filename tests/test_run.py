@@ -332,3 +332,48 @@ def test_code_in_ignored_paths_and_links_the_patch_adds_are_scanned_too(git_repo
     assert result.verdict.label == "hold"
     reasons = set(result.verdict.hold_reasons)
     assert {"tamper:gc_objects@docs/helper.py:4", "tamper:symlink@src/linked.py:1"} <= reasons, reasons
+
+
+# a stand-in for any channel that tells code it meets its first evaluation ever: a marker on the host,
+# reachable only because this test runs without the sandbox
+FAILS_ONLY_THE_FIRST_TIME = ("import os\n\nMARK = {marker!r}\n\n"
+                             "def double(x):\n"
+                             "    if x == 13 and not os.path.exists(MARK):\n"
+                             "        open(MARK, 'w').write('seen')\n"
+                             "        return 27\n"
+                             "    return 2 * x\n")
+
+
+def _run_unsandboxed(repo, out):
+    from witness_gate import local, recordkey
+    from witness_gate.report import PlainReporter
+    from witness_gate.sandbox import Sandbox
+
+    recordkey.establish(repo.path)  # as `run` does: its records are sealed, so a later run may trust them
+    with open(os.devnull, "w") as quiet:
+        return local.run(repo.path, "main", "patch", sandbox=Sandbox("none"), out_dir=out,
+                         reporter=PlainReporter(quiet)).results
+
+
+def test_a_failure_once_seen_on_a_patch_is_never_forgotten(git_repo, tmp_path, monkeypatch):
+    # third review: a regression shown only on the first evaluation it ever met was not_reproduced, then pass
+    import tempfile
+    from pathlib import Path
+
+    repo = base_repo(git_repo)
+    shared = Path(tempfile.mkdtemp(prefix="witness-first-"))
+    shared.chmod(0o777)  # the evaluation's uid may leave its marker here
+    marker = shared / "first-time"
+    repo.commit({"src/calc.py": FAILS_ONLY_THE_FIRST_TIME.format(marker=str(marker))})
+    out = tmp_path / "out"
+    [first] = _run_unsandboxed(repo, out)
+    assert first.verdict.label == "not_reproduced"
+    [again] = _run_unsandboxed(repo, out)
+    assert again.verdict.label == "not_reproduced", again.verdict
+    assert any("failed before on this same patch" in note for note in again.notes)
+    # the control: without the memory of the first attempt, the same patch now passes
+    from witness_gate import local
+
+    monkeypatch.setattr(local, "failed_before", lambda out_dir, digest: {})
+    [control] = _run_unsandboxed(repo, tmp_path / "out")
+    assert control.verdict.label == "pass"

@@ -213,3 +213,12 @@ def test_a_transport_fault_on_the_first_run_stops_the_attempt():
     evidence_ = run_attempt({"x": 1}, ev, POLICY)
     assert len(ev.calls) == 1 and evidence_.shrink is None
     assert decide(evidence_).hold_reasons == ["transport:timeout"]
+
+
+def test_a_pass_after_a_failure_on_the_same_patch_is_not_reproduced():
+    evidence = Evidence(pinned_hash="h" * 64, first=[Evaluation("pass")] * 5)
+    split = Split(impl_changed=True, oracle_changed=False)
+    plain = decide_property(BINDING, evidence, split, POLICY, expires_in_hours=24, now=NOW)
+    remembered = decide_property(BINDING, evidence, split, POLICY, expires_in_hours=24, now=NOW,
+                                 failed_before="run abc")
+    assert (plain.label, remembered.label) == ("pass", "not_reproduced")

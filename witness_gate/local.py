@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from witness_gate import gitrepo, plan as plans, safefs, tamper
+from witness_gate import gitrepo, plan as plans, records, safefs, tamper
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
@@ -139,12 +139,23 @@ def run(
         gate = GateRun(checkout, digest, Split(impl, oracle), policy, config, sandbox, out_dir,
                        reporter, extra_holds=holds, setup=setup,
                        flags=(*tamper_holds(repo, base_sha, head_sha, split.code),
-                              *tamper.links_in(checkout, split.code)))
+                              *tamper.links_in(checkout, split.code)),
+                       failed_before=failed_before(out_dir, digest))
         pinned = _pin_from_base(repo, base_sha, config, seed)
         results = gate.gate(targets, pinned)
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
     return Outcome(results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}")
+
+
+def failed_before(out_dir: Path, digest: str) -> dict[str, str]:
+    """Properties that failed in an earlier `run` of this same patch, from the records it left (sealed ones only)."""
+    try:
+        stored = records.load_attempts(out_dir)
+    except records.RecordError:
+        return {}  # none yet, or not ours: nothing to remember
+    return {s.binding.assertion_id: f"record {s.path.name} of {s.record.get('created_at', '?')}"
+            for s in stored if s.binding.patch_digest == digest and s.evidence is not None and s.evidence.failed_once}
 
 
 def tamper_holds(repo: Path, base_sha: str, head_sha: str, impl_paths: tuple[str, ...]) -> tuple[str, ...]:

@@ -73,6 +73,8 @@ class GateRun:
     setup: SetupOutcome = field(default_factory=SetupOutcome)  # the head's environment, or why it holds
     notes: tuple[str, ...] = ()  # for every property: what a person should know about the whole run
     flags: tuple[str, ...] = ()  # holds that mark the verdict but do not stop the run (tamper findings)
+    # assertion id -> where it failed in an earlier attempt of this same patch: never forgotten
+    failed_before: dict[str, str] = field(default_factory=dict)
     # seals the record files; None: the key `check`/`run` established (recordkey.establish), else unsealed
     record_key: RecordKey | None = None
 
@@ -110,10 +112,15 @@ class GateRun:
             )
             evidence = run_attempt(pinned.fixture.payload, runner, self.policy, self.reporter.progress)
             notes += _transport_notes(evidence)
+            if self.failed_before.get(target.assertion_id) and not evidence.failed_once:
+                notes.append(f"failed before on this same patch ({self.failed_before[target.assertion_id]}) but "
+                             "not in this attempt: code that fails only on its first evaluation looks like this; "
+                             "replay the earlier witness")
         verdict = decide_property(
             binding, evidence, self.split, self.policy,
             expires_in_hours=self.config.expires_in_hours, now=self.now,
             extra_holds=holds + self.flags, freezes=self.freezes,
+            failed_before=self.failed_before.get(target.assertion_id, ""),
         )
         result = PropertyResult(target, binding, evidence, verdict, {}, notes=notes)
         result.record = attempt_record(result, self, lock)

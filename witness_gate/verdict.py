@@ -72,11 +72,15 @@ def decide_property(
     extra_holds: tuple[str, ...] = (),
     digest_matches: bool = True,
     freezes: tuple[FreezeMatch, ...] = (),
+    failed_before: str = "",
 ) -> Verdict:
     """Per property, the first matching row of SPEC §6.
 
     `evidence` is None when nothing ran (a missing identifier, a refused patch). `extra_holds`
     carries what only the shell can see, such as `patch_mismatch` or `sandbox_unavailable`.
+    `failed_before` names an earlier attempt in which this property failed on this very patch: a
+    failure once seen for the same code is never forgotten, so this attempt is at best
+    `not_reproduced` (a patch that fails only on the first evaluation it ever meets gains nothing).
     """
     holds = list(extra_holds) + binding.missing()
     if evidence is None:
@@ -149,7 +153,7 @@ def decide_property(
     elif evidence.failed_once and failures == 0:
         verdict.label = "not_reproduced"
     elif not evidence.failed_once and g is gate.Gate.PASS and d is budget.Decision.ACCEPT:
-        verdict.label = "pass"
+        verdict.label = "not_reproduced" if failed_before else "pass"
     else:
         verdict.hold_reasons = [f"tables_disagree:{g.value}/{kind}/{d.value}"]
     return verdict

@@ -185,12 +185,24 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
         ledger.expire_due()
         gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, out,
                        reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
-                       notes=(note,) if note else (), flags=flags)
+                       notes=(note,) if note else (), flags=flags, failed_before=failed_before(ctx, run))
         result = gate.gate_one(prop, _pin_from_base(api, run.base_sha, config, prop.assertion_id))
     finally:
         shutil.rmtree(out, ignore_errors=True)
     ctx.store.add_attempt(run_id, result.record)
     return {"assertion_id": assertion_id, "label": result.verdict.label}
+
+
+def failed_before(ctx: Context, run: Any) -> dict[str, str]:
+    """Properties that failed in an earlier run of this same patch on this pull request: never forgotten."""
+    found: dict[str, str] = {}
+    for earlier in ctx.store.runs_for_pull(run.repo, run.pr_number):
+        if earlier.id == run.id or earlier.patch_digest != run.patch_digest or not run.patch_digest:
+            continue
+        for attempt in ctx.store.attempts(earlier.id):
+            if attempt.record.get("reason") is not None:
+                found.setdefault(attempt.assertion_id, f"run {earlier.id[:12]}")
+    return found
 
 
 def _pin_from_base(api: GitHubApi, base_sha: str, config: Config, assertion_id: str) -> Pinned:
