@@ -260,3 +260,12 @@ def test_the_worker_remembers_a_failure_seen_on_the_same_patch(tmp_path):
     again = store.add_run(patch_digest="p" * 64, **common)
     found = failed_before(SimpleNamespace(store=store), again)
     assert list(found) == ["prop_double"] and found["prop_double"].startswith("run ")
+
+
+def test_a_reason_links_nothing_and_mentions_nobody():
+    # third review: a reason like this rendered as a live link and a team mention in the summary
+    from worker.checks import md_text
+
+    shown = md_text("see https://evil.example/login @org/team www.evil.example")
+    assert "https://" not in shown and "@org" not in shown and "www.evil" not in shown
+    assert "evil.example/login" in shown

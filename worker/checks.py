@@ -189,7 +189,9 @@ def md_text(text: Any, limit: int | None = 200) -> str:
     """Repo-controlled text as literal Markdown inline text (also inside a table cell): one line, and
     every character that could open a code span, link, image, HTML tag, entity or table cell is
     backslash-escaped, so no `|`, `<img>`, `[x](url)` or `# heading` survives."""
-    return _MARKUP.sub(r"\\\1", shown(text, limit))
+    escaped = _MARKUP.sub(r"\\\1", shown(text, limit))
+    # no live link and no mention from a reason: GitHub links bare URLs and notifies @names
+    return escaped.replace("@", "&#64;").replace("://", "&#58;//").replace("www.", "www&#46;")
 
 
 def md_code(text: Any, limit: int | None = 200) -> str:
