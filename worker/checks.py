@@ -177,6 +177,7 @@ def _int(value: Any) -> int:
 # Reasons, assertion ids, notes and paths come from the repository (or from an older record): each is
 # made one visible line first (witness_gate.display.shown), then escaped for where it lands.
 NOTE_LIMIT = 500
+_MENTION = re.compile(r"(^|[^\w])@(?=\w)")
 _MARKUP = re.compile(r"([\\`*\[\]<>|~&!#])")  # what starts code, links, images, HTML, entities, cells
 
 
@@ -191,7 +192,8 @@ def md_text(text: Any, limit: int | None = 200) -> str:
     backslash-escaped, so no `|`, `<img>`, `[x](url)` or `# heading` survives."""
     escaped = _MARKUP.sub(r"\\\1", shown(text, limit))
     # no live link and no mention from a reason: GitHub links bare URLs and notifies @names
-    return escaped.replace("@", "&#64;").replace("://", "&#58;//").replace("www.", "www&#46;")
+    escaped = _MENTION.sub(r"\1&#64;", escaped)  # "@team" notifies; "tamper:ctypes@src/x.py" does not
+    return escaped.replace("://", "&#58;//").replace("www.", "www&#46;")
 
 
 def md_code(text: Any, limit: int | None = 200) -> str:
