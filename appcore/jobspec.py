@@ -29,6 +29,8 @@ class Job:
 class Routed:
     jobs: list[Job] = field(default_factory=list)
     note: str = ""  # why nothing was enqueued, for the response and the logs
+    # (target, sha or "closed", GitHub's time): the newest head to record at once, so older work is superseded
+    heads: list[tuple[dict[str, Any], str, str]] = field(default_factory=list)
 
 
 class BadPayload(ValueError):

@@ -96,16 +96,56 @@ def decide_property(
     expiry = match.expires_at if match else proposed_expiry(now, expires_in_hours)
     verdict = Verdict("hold", failures=failures, runs=len(rows), freeze_expires=expiry,
                       signatures=sign(rows), reasons=list(dict.fromkeys(r.reason for r in rows if r.outcome == "fail")))
+    t = _tables(binding, evidence, split, policy, fixture, expiry, digest_matches)
+    verdict.tables = {"gate": t.gate.value, "labels": t.kind, "budget": t.budget.value,
+                      "freeze_allowed": str(t.allowed).lower()}
+    if split.oracle_changed:
+        # the evidence stays on the record, but an oracle the diff rewrote cannot certify anything
+        verdict.label = "mixed_edit" if split.mixed else "oracle_defect"
+        return verdict
     every_replay_failed = every_replay_failed_rule(evidence, policy)
-    contract_digest = binding.contract.digest() if binding.contract else ""
+    holds += _evidence_holds(evidence, policy, failures, len(rows), digest_matches, t.budget, every_replay_failed)
+    if 0 < failures < len(rows) and not expiry and not holds:
+        holds.append("expiry_empty")
+    if holds:
+        verdict.hold_reasons = holds
+        return verdict
 
+    if t.gate is gate.Gate.REJECT and (t.budget is budget.Decision.REJECT_PATCH or every_replay_failed):
+        verdict.label = "regression"
+    elif (t.gate is gate.Gate.FREEZE_CANDIDATE and t.kind == "flake" and t.allowed
+          and t.budget is budget.Decision.FREEZE_ELIGIBLE):
+        verdict.label = "frozen" if match else "flake"
+        verdict.frozen_by = match
+    elif evidence.failed_once and failures == 0:
+        verdict.label = "not_reproduced"
+    elif not evidence.failed_once and t.gate is gate.Gate.PASS and t.budget is budget.Decision.ACCEPT:
+        verdict.label = "not_reproduced" if failed_before else "pass"
+    else:
+        verdict.hold_reasons = [f"tables_disagree:{t.gate.value}/{t.kind}/{t.budget.value}"]
+    return verdict
+
+
+@dataclass(frozen=True)
+class _Tables:
+    gate: gate.Gate
+    kind: str | None  # article 001's label, once a witness exists
+    allowed: bool  # article 001's freeze_allowed
+    budget: budget.Decision
+
+
+def _tables(binding: Binding, evidence: Evidence, split: Split, policy: Policy, fixture: str, expiry: str,
+            digest_matches: bool) -> _Tables:
+    """The three articles' tables on one attempt's evidence, each exactly as its article has it."""
+    rows = evidence.series
+    failures = sum(1 for row in rows if row.outcome == "fail")
+    contract_digest = binding.contract.digest() if binding.contract else ""
     # article 000, on the witness that actually ran (its hash stands in for the fixture digest)
     shrunk = evidence.shrink.stopped if evidence.shrink else True  # a pass had nothing to shrink
     budget_hit = evidence.shrink.budget_hit if evidence.shrink else False
-    outcomes = tuple(row.outcome for row in rows)
     g = gate.decide(
-        gate.Witness(binding.patch_digest, binding.property_id, fixture, binding.seed,
-                     shrunk=shrunk, outcomes=outcomes, freeze_expires=expiry,
+        gate.Witness(binding.patch_digest, binding.property_id, fixture, binding.seed, shrunk=shrunk,
+                     outcomes=tuple(row.outcome for row in rows), freeze_expires=expiry,
                      shrink_budget_hit=budget_hit),
         min_reruns=policy.min_reruns,
     )
@@ -115,20 +155,18 @@ def decide_property(
     # article 004: the budget is spent once every planned replay completed
     remaining = max(0, policy.runs - len(rows))
     d = budget.decide(contract_digest, fixture, remaining, observations(rows, fixture, contract_digest))
-    verdict.tables = {"gate": g.value, "labels": kind, "budget": d.value,
-                      "freeze_allowed": str(allowed).lower()}
+    return _Tables(g, kind, allowed, d)
 
-    if split.oracle_changed:
-        # the evidence stays on the record, but an oracle the diff rewrote cannot certify anything
-        verdict.label = "mixed_edit" if split.mixed else "oracle_defect"
-        return verdict
 
-    holds += evidence.transport
+def _evidence_holds(evidence: Evidence, policy: Policy, failures: int, runs: int, digest_matches: bool,
+                    d: budget.Decision, every_replay_failed: bool) -> list[str]:
+    """Why the evidence cannot decide yet (SPEC §6's hold row), in a fixed order."""
+    holds = list(evidence.transport)
     if evidence.shrink and evidence.shrink.budget_hit:
         holds.append("shrink_budget_hit")
     elif evidence.shrink and not evidence.shrink.stopped:
         holds.append("shrink_not_stopped")
-    if len(rows) < policy.min_reruns and not evidence.transport:
+    if runs < policy.min_reruns and not evidence.transport:
         holds.append("too_few_replays")
     if not digest_matches:
         holds.append("fixture_digest_moved")
@@ -138,25 +176,7 @@ def decide_property(
         holds.append("evidence_rejected")
     if evidence.failed_once and failures == 0 and any(r.outcome == "fail" for r in evidence.unshrunk_replays):
         holds.append("shrink_distorted")  # the wide input still fails, its witness does not
-    disagree = 0 < failures < len(rows)
-    if disagree and not expiry and not holds:
-        holds.append("expiry_empty")
-    if holds:
-        verdict.hold_reasons = holds
-        return verdict
-
-    if g is gate.Gate.REJECT and (d is budget.Decision.REJECT_PATCH or every_replay_failed):
-        verdict.label = "regression"
-    elif g is gate.Gate.FREEZE_CANDIDATE and kind == "flake" and allowed and d is budget.Decision.FREEZE_ELIGIBLE:
-        verdict.label = "frozen" if match else "flake"
-        verdict.frozen_by = match
-    elif evidence.failed_once and failures == 0:
-        verdict.label = "not_reproduced"
-    elif not evidence.failed_once and g is gate.Gate.PASS and d is budget.Decision.ACCEPT:
-        verdict.label = "not_reproduced" if failed_before else "pass"
-    else:
-        verdict.hold_reasons = [f"tables_disagree:{g.value}/{kind}/{d.value}"]
-    return verdict
+    return holds
 
 
 def every_replay_failed_rule(evidence: Evidence, policy: Policy) -> bool:

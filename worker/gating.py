@@ -38,35 +38,11 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
     """Create the check run, read config from base, split, refuse or fan out one job per property."""
     ctx = context()
     api = ctx.api(target)
-    pull = api.pull(target["pr_number"])
-    if pull.state != "open":
-        return {"skipped": f"pull request is {pull.state}"}
-    if target.get("head_sha") and target["head_sha"] != pull.head_sha:
-        return {"skipped": f"{target['head_sha'][:12]} is no longer the head ({pull.head_sha[:12]} is)"}
-    head, base = pull.head_sha, pull.base_sha
-    ctx.mark_head(target, head, pull.updated_at)  # newer work for this pull request supersedes older work
-    gating = f"witness:gating:{target['repo_id']}:{target['pr_number']}:{head}"
-    if not ctx.redis.set(gating, delivery, nx=True, ex=GATING_TTL):
-        # one effective run per head: a replay while one runs would only repeat its verdict
-        return {"skipped": f"{head[:12]} is already being gated"}
-    job = get_current_job()
-    if job is not None:
-        job.meta["gating_key"] = gating  # a failure before the run exists must still release the head
-        job.save_meta()
-    run = ctx.store.add_run(repo=target["repo"], installation_id=target["installation_id"],
-                            pr_number=target["pr_number"], head_sha=head, base_sha=base, status="in_progress",
-                            details={"reason": reason, "delivery": delivery, "gating_key": gating,
-                                     "repo_id": target["repo_id"]})
-    if job is not None:
-        job.meta["run_id"] = run.id
-        job.save_meta()
-    check_id = api.create_check_run(head, {
-        "status": "in_progress", "external_id": run.id, "details_url": ctx.details_url(run.id),
-        "output": {"title": "witness-gate is running", "summary": f"{checks.MARKER}\nGating {head[:12]} ({reason})."}})
-    ctx.store.update_run(run.id, check_run_id=check_id)
-    # the check run travels with every job, so a failure can end it even without the record store
-    target = {**target, "head_sha": head, "base_sha": base, "check_run_id": check_id}
-
+    started = _start(ctx, api, target, reason, delivery)
+    if isinstance(started, dict):
+        return started
+    run, target = started
+    head, base = target["head_sha"], target["base_sha"]
     raw = api.file_at(CONFIG_NAME, base)
     config = plans.config_of(raw, f"{CONFIG_NAME} (base {base[:12]})", required=True)  # decide (pure) ...
     if isinstance(config, plans.Refusal):
@@ -99,18 +75,56 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
                        f"No `prop_*` functions under `{config.properties_dir}`.")
     details.update(properties=[t.assertion_id for t in targets], patch_mismatch=not matches)
     ctx.store.update_run(run.id, patch_digest=digest, details=details)
+    _fan_out(ctx, run.id, target, config, [t.assertion_id for t in targets])
+    return {"run_id": run.id, "properties": len(targets)}
+
+
+def _start(ctx: Context, api: GitHubApi, target: dict[str, Any], reason: str, delivery: str
+           ) -> tuple[Any, dict[str, Any]] | dict[str, Any]:
+    """The head as it is now, marked newest, with a run and an in-progress check run; or why it is skipped."""
+    pull = api.pull(target["pr_number"])
+    if pull.state != "open":
+        return {"skipped": f"pull request is {pull.state}"}
+    if target.get("head_sha") and target["head_sha"] != pull.head_sha:
+        return {"skipped": f"{target['head_sha'][:12]} is no longer the head ({pull.head_sha[:12]} is)"}
+    head, base = pull.head_sha, pull.base_sha
+    ctx.mark_head(target, head, pull.updated_at)  # newer work for this pull request supersedes older work
+    gating = f"witness:gating:{target['repo_id']}:{target['pr_number']}:{head}"
+    if not ctx.redis.set(gating, delivery, nx=True, ex=GATING_TTL):
+        # one effective run per head: a replay while one runs would only repeat its verdict
+        return {"skipped": f"{head[:12]} is already being gated"}
+    job = get_current_job()
+    if job is not None:
+        job.meta["gating_key"] = gating  # a failure before the run exists must still release the head
+        job.save_meta()
+    run = ctx.store.add_run(repo=target["repo"], installation_id=target["installation_id"],
+                            pr_number=target["pr_number"], head_sha=head, base_sha=base, status="in_progress",
+                            details={"reason": reason, "delivery": delivery, "gating_key": gating,
+                                     "repo_id": target["repo_id"]})
+    if job is not None:
+        job.meta["run_id"] = run.id
+        job.save_meta()
+    check_id = api.create_check_run(head, {
+        "status": "in_progress", "external_id": run.id, "details_url": ctx.details_url(run.id),
+        "output": {"title": "witness-gate is running", "summary": f"{checks.MARKER}\nGating {head[:12]} ({reason})."}})
+    ctx.store.update_run(run.id, check_run_id=check_id)
+    # the check run travels with every job, so a failure can end it even without the record store
+    return run, {**target, "head_sha": head, "base_sha": base, "check_run_id": check_id}
+
+
+def _fan_out(ctx: Context, run_id: str, target: dict[str, Any], config: Config, assertion_ids: list[str]) -> None:
+    """One job per property, and the job that finishes the run once they all ended (however)."""
     timeout = min(PROPERTY_JOB_TIMEOUT, int(config.timeout_seconds * (3 * config.runs + config.max_evals)) + 120)
     if SetupStep.of(config):  # it may wait for another job's set-up of this head, then fail and build its own
         timeout += int(2 * config.setup_timeout_seconds)
-    jobs = [ctx.queue.enqueue(jobspec.RUN_PROPERTY, kwargs={"run_id": run.id, "target": target,
-                                                               "assertion_id": t.assertion_id},
-                              job_id=safe_id("prop", run.id, t.assertion_id), job_timeout=timeout,
+    jobs = [ctx.queue.enqueue(jobspec.RUN_PROPERTY, kwargs={"run_id": run_id, "target": target,
+                                                             "assertion_id": name},
+                              job_id=safe_id("prop", run_id, name), job_timeout=timeout,
                               on_failure=Callback(jobspec.ON_FAILURE))
-            for t in targets]
-    ctx.queue.enqueue(jobspec.FINISH_RUN, kwargs={"run_id": run.id, "target": target},
-                      job_id=safe_id("finish", run.id), depends_on=Dependency(jobs=jobs, allow_failure=True),
+            for name in assertion_ids]
+    ctx.queue.enqueue(jobspec.FINISH_RUN, kwargs={"run_id": run_id, "target": target},
+                      job_id=safe_id("finish", run_id), depends_on=Dependency(jobs=jobs, allow_failure=True),
                       on_failure=Callback(jobspec.ON_FAILURE))
-    return {"run_id": run.id, "properties": len(targets)}
 
 
 def tamper_holds(api: GitHubApi, base: str, head: str, impl_paths: tuple[str, ...]) -> list[str]:

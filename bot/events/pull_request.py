@@ -16,9 +16,11 @@ def route(payload: dict[str, Any], delivery: str, _app_slug: str):
     pull = payload["pull_request"]
     t = target(payload, pull["number"], pull["head"]["sha"], pull["base"]["sha"])
     t["updated_at"] = str(pull.get("updated_at") or "")  # orders deliveries that arrive out of order
+    # a new push supersedes work on older heads, and closing ends it, at once
     if action in GATED:
-        return Routed([gate_job(t, delivery, f"pull_request.{action}")])
+        return Routed([gate_job(t, delivery, f"pull_request.{action}")], heads=[(t, t["head_sha"], t["updated_at"])])
     if action == "closed":
         return Routed([Job(jobspec.CANCEL, {"target": t},
-                           safe_id("cancel", t["repo_id"], t["pr_number"], delivery[:12]))])
+                           safe_id("cancel", t["repo_id"], t["pr_number"], delivery[:12]))],
+                      heads=[(t, "closed", t["updated_at"])])
     return Routed(note=f"pull_request.{action}: nothing to gate")

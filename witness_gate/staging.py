@@ -1,0 +1,137 @@
+"""What the sandbox is given, and as whom it runs: the staged harness copy, checkouts the sandbox uid can
+read, trees settled before each evaluation, and the dedicated uid (with an interpreter that uid can read).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+HARNESS_FILES = ("__init__.py", "contracts.py", "harness.py", "netshim.py")  # all the sandbox sees of the gate
+SETTLED_NS = 946684800 * 10**9  # 2000-01-01: every evaluation sees the same atime and mtime everywhere
+DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
+WORKER_UID_BASE, WORKER_UID_SPAN = 0x70000000, 1 << 24  # each worker's evaluations get their own uid
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap was asked for but cannot run here."""
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who the sandboxed process runs as: the dedicated uid when the gate is root, else the caller."""
+
+    uid: int | None
+    gid: int | None
+    python: str
+
+    @classmethod
+    def from_environment(cls, worker: str | None = None) -> "Identity":
+        """WITNESS_SANDBOX_UID when set; else a uid of the `worker`'s own, so workers never share a process limit."""
+        if not _is_root():
+            return cls(None, None, sys.executable)
+        uid = int(os.environ.get("WITNESS_SANDBOX_UID") or (worker_uid(worker) if worker else DEFAULT_SANDBOX_UID))
+        gid = int(os.environ.get("WITNESS_SANDBOX_GID") or uid)
+        # root's interpreter may live where that uid cannot read (pyenv under /root)
+        python = os.environ.get("WITNESS_SANDBOX_PYTHON") or _readable_python()
+        return cls(uid, gid, python)
+
+
+def worker_uid(worker: str) -> int:
+    """A stable uid per worker name, in the range systemd leaves unused (0x70000000-0x7FFFFFFF)."""
+    return WORKER_UID_BASE + zlib.crc32(worker.encode("utf-8")) % WORKER_UID_SPAN
+
+
+def _readable_python() -> str:
+    real = os.path.realpath(sys.executable)
+    if real.startswith("/usr/"):
+        return sys.executable
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if os.path.exists(candidate):
+            return candidate
+    raise SandboxUnavailable(
+        "no Python the sandbox uid can read (looked for /usr/bin/python3); install python3 with "
+        "apt-get or set WITNESS_SANDBOX_PYTHON"
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def stage_root() -> Path:
+    """A per-process directory the sandbox uid can traverse, holding the harness copy."""
+    root = Path(tempfile.mkdtemp(prefix="witness-stage-"))
+    root.chmod(0o755)
+    package = Path(__file__).resolve().parent
+    target = root / "gate" / "witness_gate"
+    target.mkdir(parents=True)
+    for name in HARNESS_FILES:
+        shutil.copyfile(package / name, target / name)
+    for path in (root / "gate", target, *target.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    (root / "empty").touch(mode=0o444)  # what a masked /proc file reads as
+    import atexit
+
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return root
+
+
+_NOT_STAGED = shutil.ignore_patterns(".git", "__pycache__", ".artifacts")
+
+
+def _not_staged(folder: str, names: list[str]) -> set[str]:
+    """.git, bytecode caches, records, and anything but folders, files and links (a FIFO is never opened)."""
+    skipped = set(_NOT_STAGED(folder, names))
+    for name in names:
+        mode = os.lstat(os.path.join(folder, name)).st_mode
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            skipped.add(name)
+    return skipped
+
+
+def stage_directory(source: Path) -> Path:
+    """A read-only-by-design copy of `source` the sandbox uid can read, without .git; links are copied as links."""
+    dest = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
+    shutil.copytree(source, dest, dirs_exist_ok=True, symlinks=True, ignore=_not_staged)
+    make_readable(dest)
+    return dest
+
+
+def make_readable(tree: Path) -> None:
+    """Let the sandbox uid read a checkout; nothing in it becomes writable by others."""
+    for dirpath, dirnames, filenames in os.walk(tree):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if not os.path.islink(path):
+                mode = os.stat(path).st_mode
+                os.chmod(path, 0o755 if mode & 0o111 else 0o644)
+
+
+def settle(path: Path | str) -> None:
+    """Give every entry under `path` the same atime and mtime, and a ctime of now, before an evaluation.
+
+    An evaluation then cannot tell from timestamps how long ago the checkout, the harness or the
+    environment were staged, so the first of a series looks like every other (nothing is ever followed).
+    """
+    times = (SETTLED_NS, SETTLED_NS)
+    folders, stack = [], [os.fspath(path)]
+    while stack:
+        folders.append(stack.pop())
+        with os.scandir(folders[-1]) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                else:
+                    os.utime(entry.path, ns=times, follow_symlinks=False)
+    for folder in folders:  # after every listing: reading a folder would move its atime again
+        os.utime(folder, ns=times, follow_symlinks=False)
