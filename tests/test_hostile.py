@@ -995,3 +995,25 @@ def test_with_statx_allowed_the_first_evaluation_alone_fails(git_repo, tmp_path,
     monkeypatch.setitem(seccomp.REFUSED, "x86_64", (seccomp.REFUSED["x86_64"][0], calls))
     result = _birth_time_run(git_repo, tmp_path)
     assert result.verdict.label == "not_reproduced", (result.verdict.label, result.verdict.hold_reasons)
+
+
+def test_the_console_script_never_imports_the_checkout_s_own_witness_gate(git_repo, tmp_path):
+    # README's commands: `witness-gate` typed inside a checkout that carries a witness_gate/ package of its own
+    import shutil as shutils
+
+    script = shutils.which("witness-gate")
+    if script is None:
+        pytest.skip("the console script is not installed here (pip install -e .)")
+    marker = tmp_path / "ran-on-the-host"
+    planted = f"open({str(marker)!r}, 'w').write('x')\n"
+    git_repo.commit({"README.md": "x\n"})
+    git_repo.commit({"witness_gate/__init__.py": planted, "witness_gate/cli.py": planted, "argparse.py": planted})
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([script, "run", "--repo", "."], cwd=git_repo.path, capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert not marker.exists(), done.stderr
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    # the control: `python -m witness_gate` there runs the checkout's package, before any code of ours
+    subprocess.run([sys.executable, "-m", "witness_gate", "--help"], cwd=git_repo.path, capture_output=True,
+                   env=env, timeout=60)
+    assert marker.exists()
