@@ -269,3 +269,18 @@ def test_a_reason_links_nothing_and_mentions_nobody():
     shown = md_text("see https://evil.example/login @org/team www.evil.example")
     assert "https://" not in shown and "@org" not in shown and "www.evil" not in shown
     assert "evil.example/login" in shown
+
+
+@pytest.mark.parametrize("level, allowed", [("admin", True), ("maintain", True), ("write", True), ("triage", False),
+                                            ("read", False), ("none", False)])
+def test_a_permission_answer_carries_its_reason(level, allowed):
+    from worker.people import Permission
+
+    class Client:
+        def permission(self, username):
+            return level
+
+    answer = Permission.of(Client(), "octocat")
+    assert (answer.allowed, answer.level) == (allowed, level)
+    assert answer.reason == (f"@octocat has {level} permission" if allowed
+                             else f"needs write permission on this repository; yours is `{level}`")

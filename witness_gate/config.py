@@ -6,11 +6,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from witness_gate import outcomes
 
 from witness_gate.labels import ChangeSplit, split_change_paths
+from witness_gate.yamlines import YamlProblem, load_with_lines
 
 CONFIG_NAME = ".witness.yml"
 LABELS = outcomes.NAMES  # every label a `conclusions:` override may name (no_config included)
@@ -203,7 +202,10 @@ _KEYS = {key for key, *_ in SCHEMA}
 
 def parse_config(text: str | bytes, source: str = CONFIG_NAME) -> Config:
     """Parse and check a `.witness.yml`; raise ConfigError listing every problem."""
-    values, lines = _load_with_lines(text, source)
+    try:
+        values, lines = load_with_lines(text, source)
+    except YamlProblem as exc:
+        raise ConfigError(exc.problems, exc.line) from None
     problems: list[str] = []
     first_line: list[int] = []  # the line of each problem, in order, so the error carries it as a number
 
@@ -273,56 +275,3 @@ def _flatten(values: dict, lines: dict, problems: list[str], where) -> list[tupl
         else:
             out.append((str(top), value))
     return out
-
-
-def _load_with_lines(text: str | bytes, source: str) -> tuple[dict, dict[str, int]]:
-    """Load YAML keeping the line of every key (as "section.key")."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ConfigError([f"{source}: not UTF-8 text (byte {exc.start}); save it as UTF-8"]) from None
-    try:
-        loader = yaml.SafeLoader(text)
-        try:
-            node = loader.get_single_node()
-        finally:
-            loader.dispose()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
-        raise ConfigError([f"{source}:{line}: not valid YAML ({exc.problem or exc.context})"], line) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError([f"{source}: not valid YAML ({exc})"]) from None
-    if node is None:
-        return {}, {}
-    if not isinstance(node, yaml.MappingNode):
-        raise ConfigError([f"{source}:{node.start_mark.line + 1}: expected a mapping at the top"],
-                          node.start_mark.line + 1)
-    lines: dict[str, int] = {}
-    problems: list[str] = []
-    duplicate_lines: list[int] = []
-    constructor = yaml.SafeLoader("")
-
-    def mapping(n: yaml.MappingNode, prefix: str) -> dict:
-        out: dict = {}
-        for key_node, value_node in n.value:
-            key = str(constructor.construct_object(key_node, deep=True))
-            dotted = f"{prefix}{key}"
-            if key in out:
-                problems.append(f"{source}:{key_node.start_mark.line + 1}: {dotted}: duplicate key")
-                duplicate_lines.append(key_node.start_mark.line + 1)
-            lines[dotted] = key_node.start_mark.line + 1
-            if isinstance(value_node, yaml.MappingNode) and not prefix:
-                out[key] = mapping(value_node, dotted + ".")
-            else:
-                out[key] = constructor.construct_object(value_node, deep=True)
-        return out
-
-    try:
-        values = mapping(node, "")
-    except yaml.YAMLError as exc:
-        raise ConfigError([f"{source}: not valid YAML ({exc})"]) from None
-    if problems:
-        raise ConfigError(problems, duplicate_lines[0])
-    return values, lines

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from rq.job import Callback
 
@@ -14,12 +15,36 @@ from witness_gate.config import CONFIG_NAME, parse_config
 from witness_gate.ledger import Ledger, Outcome
 from worker.context import Context, context
 from worker.gating import rerender
-from worker.github_api import GitHubApi
 
 WRITE = {"admin", "write", "maintain"}
 
 
-# -- people ------------------------------------------------------------------------------------
+class PeopleClient(Protocol):
+    """The GitHub calls people's commands make, and no others."""
+
+    def pull(self, number: int) -> Any: ...
+    def permission(self, username: str) -> str: ...
+    def react(self, comment_id: int, content: str) -> None: ...
+    def comment(self, number: int, body: str) -> None: ...
+    def update_check_run(self, check_run_id: int, body: dict[str, Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Permission:
+    """May this person act here, and why (or why not), from the collaborator-permission endpoint."""
+
+    allowed: bool
+    level: str
+    reason: str
+
+    @classmethod
+    def of(cls, api: PeopleClient, username: str) -> "Permission":
+        level = api.permission(username)  # never author_association: private members show as CONTRIBUTOR
+        if level in WRITE:
+            return cls(True, level, f"@{username} has {level} permission")
+        return cls(False, level, f"needs write permission on this repository; yours is `{level}`")
+
+
 def handle_comment(target: dict[str, Any], comment_id: int, author: str, commands: list[dict[str, Any]],
                    delivery: str) -> dict[str, Any]:
     ctx = context()
@@ -32,10 +57,9 @@ def handle_comment(target: dict[str, Any], comment_id: int, author: str, command
         elif name == "unknown":
             api.comment(target["pr_number"], f"@{author} `{command['text']}` is not a witness-gate command.\n\n{HELP_TEXT}")
         else:
-            permission = api.permission(author)
-            if permission not in WRITE:
-                api.comment(target["pr_number"], f"@{author} `{command['text']}` needs write permission on this "
-                                                  f"repository; yours is `{permission}`. Nothing was done.")
+            permission = Permission.of(api, author)
+            if not permission.allowed:
+                api.comment(target["pr_number"], f"@{author} `{command['text']}` {permission.reason}. Nothing was done.")
             elif name == "replay":
                 api.react(comment_id, "eyes")
                 _enqueue_gate(ctx, target, f"/witness replay by @{author}", delivery)
@@ -48,7 +72,7 @@ def handle_comment(target: dict[str, Any], comment_id: int, author: str, command
     return {"commands": done}
 
 
-def _freeze_command(ctx: Context, api: GitHubApi, target: dict[str, Any], name: str, actor: str,
+def _freeze_command(ctx: Context, api: PeopleClient, target: dict[str, Any], name: str, actor: str,
                     hours: float | None, acknowledge: Callable[[], None] = lambda: None) -> Outcome:
     """Accept or revoke on the pull request's current head, acknowledge it, then update its check run."""
     head = api.pull(target["pr_number"]).head_sha
@@ -75,10 +99,9 @@ def _freeze_command(ctx: Context, api: GitHubApi, target: dict[str, Any], name: 
 def handle_action(target: dict[str, Any], identifier: str, actor: str, check_run_id: int, delivery: str) -> dict[str, Any]:
     ctx = context()
     api = ctx.api(target)
-    permission = api.permission(actor)
-    if permission not in WRITE:
-        api.comment(target["pr_number"], f"@{actor} the `{identifier}` button needs write permission on this "
-                                          f"repository; yours is `{permission}`. Nothing was done.")
+    permission = Permission.of(api, actor)
+    if not permission.allowed:
+        api.comment(target["pr_number"], f"@{actor} the `{identifier}` button {permission.reason}. Nothing was done.")
         return {"refused": actor}
     if identifier == "replay":
         _enqueue_gate(ctx, target, f"Replay button by @{actor}", delivery)

@@ -1,0 +1,66 @@
+"""Where attempt records go: files beside their witnesses for the CLI, the record store for the App.
+
+A gate run hands each finished attempt to one `RecordSink`; nothing is written to a temporary
+directory only to be read back. Both sinks keep the same record (the witness is inside it); the
+file sink also retains the article's witness file and seals both with the record key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from witness_gate import labels, recordkey
+from witness_gate.files import write_json_atomic
+from witness_gate.recordkey import RecordKey
+from witness_gate.records import ATTEMPT_SUFFIX
+
+
+@dataclass(frozen=True)
+class Kept:
+    """Where a sink put an attempt: files for the file sink, nothing for the store (its id is the record's)."""
+
+    record_path: Path | None = None
+    witness_path: Path | None = None
+
+
+class RecordSink(Protocol):
+    def keep(self, record: dict[str, Any], witness: dict[str, Any] | None) -> Kept:
+        """Keep one attempt record; `witness` is the article 001 retained witness when the property failed."""
+        ...
+
+
+@dataclass
+class FileSink:
+    """`<out_dir>/<assertion>.attempt.json` and `<assertion>.<hash12>.json`, sealed when a record key is set."""
+
+    out_dir: Path
+    key: RecordKey | None = None  # None: the key `check`/`run` established (recordkey.establish), else unsealed
+
+    def keep(self, record: dict[str, Any], witness: dict[str, Any] | None) -> Kept:
+        key = self.key or recordkey.established()
+        witness_path = None
+        if witness is not None:
+            retained = labels.retain(witness["assertion_id"], witness["payload"], witness["fixture_digest"],
+                                     self.out_dir, **{k: v for k, v in witness.items()
+                                                      if k not in ("assertion_id", "payload", "fixture_digest")})
+            witness_path = self.out_dir / f"{witness['assertion_id']}.{retained['witness_hash'][:12]}.json"
+            record["witness_file"] = witness_path.name
+            if key is not None:
+                write_json_atomic(witness_path, recordkey.seal(retained, key))
+        record_path = write_json_atomic(self.out_dir / f"{record['assertion_id']}{ATTEMPT_SUFFIX}",
+                                        recordkey.seal(record, key) if key is not None else record)
+        return Kept(record_path, witness_path)
+
+
+@dataclass
+class StoreSink:
+    """The App's record store, under the gate run `run_id`: the store is the record, so nothing is sealed."""
+
+    store: Any  # witness_gate.store.Store
+    run_id: str
+
+    def keep(self, record: dict[str, Any], witness: dict[str, Any] | None) -> Kept:
+        self.store.add_attempt(self.run_id, record)
+        return Kept()
