@@ -70,3 +70,25 @@ def test_an_expired_freeze_silences_nothing_when_rendered_either():
     freeze = FreezeMatch("prop_x", "f" * 64, "w" * 64, "2026-11-30T00:00:00Z", "octocat")
     record = {"assertion_id": "prop_x", "label": "flake", "fixture_digest": "f" * 64, "witness_hash": "w" * 64}
     assert apply_freezes([record], (freeze,), now=NOW)[0]["label"] == "flake"
+
+
+@pytest.mark.parametrize("freeze_signature, attempt_reasons, matches", [
+    ("flake:A", ["A"], True),
+    ("flake:A", ["B"], False),  # a freeze accepted for flake:A silenced a later flake:B on the same witness
+    ("flake:A", ["A", "B"], False),
+    ("", ["B"], True),  # a freeze from before signatures were kept matches as it did
+])
+def test_the_flake_signature_is_the_fifth_field_of_the_one_rule(freeze_signature, attempt_reasons, matches):
+    from witness_gate.attempt import sign
+    from witness_gate.runner import Evaluation
+
+    freeze = FreezeMatch("prop_x", "f" * 64, "w" * 64, "2026-12-02T00:00:00Z", "octocat", "", freeze_signature)
+    rows = [Evaluation("fail", reason) for reason in attempt_reasons] + [Evaluation("pass")]
+    signatures = {s for s in sign(rows) if s}
+    binding = Binding("p" * 64, "tests/p.py::prop_x@abc", "prop_x", None, "f" * 64, "17")
+    at_run = _matching_freeze(binding, "w" * 64, (freeze,), NOW, signatures) is not None
+    record = {"assertion_id": "prop_x", "label": "flake", "fixture_digest": "f" * 64, "witness_hash": "w" * 64,
+              "replays": [{"outcome": r.outcome, "reason": r.reason, "signature": sig}
+                          for r, sig in zip(rows, sign(rows))]}
+    [rendered] = apply_freezes([record], (freeze,), now=NOW)
+    assert at_run == (rendered["label"] == "frozen") == matches

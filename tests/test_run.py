@@ -377,3 +377,30 @@ def test_a_failure_once_seen_on_a_patch_is_never_forgotten(git_repo, tmp_path, m
     monkeypatch.setattr(local, "failed_before", lambda out_dir, digest: {})
     [control] = _run_unsandboxed(repo, tmp_path / "out")
     assert control.verdict.label == "pass"
+
+
+def test_the_shipped_flake_stays_frozen_once_its_freeze_is_accepted(tmp_path):
+    # issue "Freezes that hold for a real flake": every attempt re-shrank the flaky predicate, so the freeze
+    # never matched again; now the next attempts replay the frozen witness itself
+    dest = tmp_path / "orders"
+    subprocess.run(["bash", str(ROOT / "examples/orders/make_repo.sh"), str(dest)], check=True, capture_output=True)
+    first = run_cli("run", "--repo", str(dest), "--base", "main", "--head", "agent-patch",
+                    "--out", str(tmp_path / "out"), "--json", cwd=tmp_path)
+    rows = {row["assertion_id"]: row for row in json.loads(first.stdout)}
+    flake = rows["prop_converted_total_rounds_half_up"]
+    assert flake["verdict"] == "flake", first.stderr
+    [witness] = (tmp_path / "out").glob(f"*/prop_converted_total_rounds_half_up.{flake['witness_hash'][:12]}.json")
+    subprocess.run(["git", "-C", str(dest), "checkout", "-q", "agent-patch"], check=True)
+    assert run_cli("pin", "--fixture", "tests/fixtures/orders.json", "--generator-version", "1",
+                   "--out", str(tmp_path / "orders.lock"), cwd=dest).returncode == 0
+    frozen = run_cli("freeze", "--assertion", "prop_converted_total_rounds_half_up", "--lock", str(tmp_path / "orders.lock"),
+                     "--witness", str(witness), "--failures", str(flake["failures"]), "--runs", str(flake["runs"]),
+                     "--expires-in-hours", "24", "--out", str(tmp_path / "freeze.json"), cwd=dest)
+    assert frozen.returncode == 0, frozen.stderr
+    for attempt in range(3):
+        again = run_cli("run", "--repo", str(dest), "--base", "main", "--head", "agent-patch", "--out",
+                        str(tmp_path / f"out{attempt}"), "--freezes", str(tmp_path / "freeze.json"), "--json",
+                        cwd=tmp_path)
+        verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(again.stdout)}
+        assert verdicts["prop_converted_total_rounds_half_up"] == "frozen", again.stderr[-3000:]
+        assert verdicts["prop_order_total_non_negative"] == "regression"  # a freeze never touches another property

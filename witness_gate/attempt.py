@@ -115,6 +115,24 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
     return evidence
 
 
+def replay_frozen(payload: Any, witness: Any, signature: str, evaluate: Evaluate, policy: Policy,
+                  progress: Progress = _quiet) -> tuple[Evidence | None, list[Evaluation]]:
+    """Replay an accepted freeze's retained witness before anything else (article 001: a freeze is one payload).
+
+    Every replay fails, or the failures keep the freeze's one flake signature: that series decides, with
+    the frozen witness as the witness (no new shrink, so its hash matches the freeze). Anything else —
+    all passing, another reason, a transport fault — returns None: the normal pipeline runs.
+    """
+    rows = _replay(witness, evaluate, policy.runs, "replay-frozen", progress)
+    failing = [row for row in rows if row.outcome == "fail"]
+    decisive = bool(failing) and not any(row.outcome == "transport" for row in rows) and (
+        len(failing) == len(rows) or {sig for sig in sign(rows) if sig} == {signature})
+    if not decisive:
+        return None, rows
+    return Evidence(pinned_hash=witness_hash(payload), target_reason=failing[0].reason, witness=witness,
+                    witness_hash=witness_hash(witness), replays=rows), rows
+
+
 def _shrink(payload: Any, first_failure: Evaluation, evaluate: Evaluate, policy: Policy,
             progress: Progress) -> ShrinkResult:
     calls = 0

@@ -165,13 +165,22 @@ class Ledger:
             return s.get(FreezeRow, freeze_id)
 
     def active(self, repo: str) -> tuple[FreezeMatch, ...]:
-        """Accepted, unexpired freezes of a repository, as the verdict matches them."""
+        """Accepted, unexpired freezes of a repository, as the verdict matches them, with their payloads."""
         now = self.clock()
         with self.store.session() as s:
-            rows = s.scalars(select(FreezeRow).where(FreezeRow.repo == repo, FreezeRow.state == "accepted"))
-            return tuple(FreezeMatch(r.assertion_id, r.fixture_digest, r.witness_hash, iso(r.expires_at),
-                                     r.accepted_by or "", r.contract_digest)
-                         for r in rows if aware(r.expires_at) > now)
+            rows = [r for r in s.scalars(select(FreezeRow).where(FreezeRow.repo == repo,
+                                                                 FreezeRow.state == "accepted"))
+                    if aware(r.expires_at) > now]
+        return tuple(FreezeMatch(r.assertion_id, r.fixture_digest, r.witness_hash, iso(r.expires_at),
+                                 r.accepted_by or "", r.contract_digest, r.signature or "",
+                                 witness=self._payload(r)) for r in rows)
+
+    def _payload(self, freeze: FreezeRow) -> Any:
+        """The witness the proposing run retained, from its attempt record (None when it is gone)."""
+        for attempt in self.store.attempts(freeze.run_id):
+            if attempt.assertion_id == freeze.assertion_id and attempt.record.get("witness_hash") == freeze.witness_hash:
+                return attempt.record.get("witness")
+        return None
 
     def freezes(self, limit: int = 200) -> list[FreezeRow]:
         with self.store.session() as s:
@@ -199,10 +208,11 @@ def apply_freezes(records: list[dict[str, Any]], freezes: tuple[FreezeMatch, ...
             record["label"] = record.get("unfrozen_label", "flake")
             record.pop("frozen_by", None)
         freezable = outcomes.proposes_freeze(record.get("label") or "hold", record.get("hold_reasons") or [])
+        signatures = {row["signature"] for row in record.get("replays") or [] if row.get("signature")}
         match = next((f for f in freezes if freezable and freeze_matches(
             f, assertion_id=record.get("assertion_id") or "", fixture_digest=record.get("fixture_digest") or "",
             contract_digest=record.get("contract_digest") or "", witness_hash=record.get("witness_hash") or "",
-            now=now or datetime.now(timezone.utc))), None)
+            now=now or datetime.now(timezone.utc), signatures=signatures)), None)
         if match is not None:
             record["unfrozen_label"] = record["label"]
             record["label"] = "frozen"

@@ -17,7 +17,7 @@ from witness_gate.environment import SetupOutcome, default_cache, set_up
 from witness_gate.lock import Lock, LockError, load_pinned, parse_fixture
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 from witness_gate.session import GateRun, Pinned, PropertyResult, Reporter
-from witness_gate.verdict import Split
+from witness_gate.verdict import FreezeMatch, Split
 
 
 class InputError(ValueError):
@@ -57,7 +57,7 @@ def working_patch_digest(repo: Path) -> str:
 
 def check(
     repo: Path, lock: Lock, properties_dir: str, *, config: Config, policy: Policy, sandbox: Sandbox,
-    out_dir: Path, reporter: Reporter, seed: str | None = None,
+    out_dir: Path, reporter: Reporter, seed: str | None = None, freezes: tuple[FreezeMatch, ...] = (),
 ) -> Outcome:
     """Article 001's `check`: every property under `properties_dir` on the locked fixture."""
     try:
@@ -74,7 +74,7 @@ def check(
         setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=cache,
                        say=reporter.say)
         run = GateRun(checkout, digest, Split(impl_changed=True, oracle_changed=False), policy, config,
-                      sandbox, out_dir, reporter, setup=setup)
+                      sandbox, out_dir, reporter, setup=setup, freezes=freezes)
         results = run.gate(targets, lambda _t: Pinned(lock, fixture))
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
@@ -96,7 +96,7 @@ def _discover(repo: Path, properties_dir: str, config: Config) -> list[PropertyT
 
 def run(
     repo: Path, base: str | None, head: str, *, sandbox: Sandbox | Callable[[], Sandbox], out_dir: Path,
-    reporter: Reporter, runs: int | None = None, seed: str | None = None,
+    reporter: Reporter, runs: int | None = None, seed: str | None = None, freezes: tuple[FreezeMatch, ...] = (),
 ) -> Outcome:
     """The whole gate between two commits: config and fixtures from base, code from head."""
     try:
@@ -140,7 +140,7 @@ def run(
                        reporter, extra_holds=holds, setup=setup,
                        flags=(*tamper_holds(repo, base_sha, head_sha, split.code),
                               *tamper.links_in(checkout, split.code)),
-                       failed_before=failed_before(out_dir, digest))
+                       failed_before=failed_before(out_dir, digest), freezes=freezes)
         pinned = _pin_from_base(repo, base_sha, config, seed)
         results = gate.gate(targets, pinned)
     finally:

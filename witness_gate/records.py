@@ -131,3 +131,35 @@ def _evidence(record: dict[str, Any]) -> Evidence | None:
         replays=_rows(record.get("replays", [])),
         unshrunk_replays=_rows(record.get("unshrunk_replays", [])),
     )
+
+
+FREEZE_FIELDS = ("assertion_id", "fixture_digest", "witness_hash", "expires_at", "payload")
+
+
+def read_freezes(path: str | Path, verifier: Verifier | None = None) -> tuple[Any, ...]:
+    """The freeze records `freeze` wrote (a file, or every `*.json` of a folder that is one), as the verdict
+    matches them. Each must carry its seal; passing them to `run` or `check` is a person accepting them."""
+    from witness_gate.verdict import FreezeMatch
+
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(p for p in path.glob("*.json") if not p.name.endswith(ATTEMPT_SUFFIX))
+    elif path.is_file():
+        files = [path]
+    else:
+        raise RecordError(f"{path}: no such freeze record or folder; write one with `witness-gate freeze --out`")
+    found = []
+    for file in files:
+        value = _authentic(file, verifier)
+        is_freeze = isinstance(value, dict) and "expires_at" in value and "state" in value
+        if not is_freeze or any(k not in value for k in FREEZE_FIELDS):
+            if path.is_dir() and not is_freeze:
+                continue  # a witness file or another record beside the freezes
+            raise RecordError(f"{file}: not a freeze record with its witness (needs {', '.join(FREEZE_FIELDS)}); "
+                              "write it again with `witness-gate freeze --out`")
+        if witness_hash(value["payload"]) != value["witness_hash"]:
+            raise RecordError(f"{file}: its payload no longer hashes to its witness_hash")
+        found.append(FreezeMatch(value["assertion_id"], value["fixture_digest"], value["witness_hash"],
+                                 value["expires_at"], value.get("accepted_by") or "", value.get("contract_digest") or "",
+                                 value.get("signature") or "", witness=value["payload"]))
+    return tuple(found)

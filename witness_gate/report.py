@@ -21,6 +21,7 @@ PHASES = {
     "shrink": "shrinking",
     "replay": "replaying witness",
     "replay-unshrunk": "replaying unshrunk input",
+    "replay-frozen": "replaying the frozen witness",
 }
 STYLE = {
     "pass": "green", "frozen": "cyan", "skipped": "dim",

@@ -9,17 +9,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from witness_gate import labels, recordkey
-from witness_gate.attempt import Binding, Evidence, Policy, run_attempt, sign
+from witness_gate.attempt import Binding, Evidence, Policy, replay_frozen, run_attempt, sign
 from witness_gate.config import Config
 from witness_gate.discover import PropertyTarget
 from witness_gate.environment import SetupOutcome
-from witness_gate.files import write_json_atomic
 from witness_gate.lock import Fixture, Lock
 from witness_gate.recordkey import RecordKey
+from witness_gate.sinks import FileSink, RecordSink
 from witness_gate.runner import Evaluation, PropertyRunner
 from witness_gate.sandbox import Sandbox
-from witness_gate.verdict import FreezeMatch, Split, Verdict, decide_property, freeze_proposal
+from witness_gate.verdict import FreezeMatch, Split, Verdict, decide_property, freeze_proposal, frozen_witness
 
 
 class Reporter(Protocol):
@@ -64,7 +63,7 @@ class GateRun:
     policy: Policy
     config: Config
     sandbox: Sandbox
-    out_dir: Path
+    out_dir: Path | None  # where files go when no sink is given (the CLI)
     reporter: Reporter
     extra_holds: tuple[str, ...] = ()
     freezes: tuple[FreezeMatch, ...] = ()
@@ -77,6 +76,7 @@ class GateRun:
     failed_before: dict[str, str] = field(default_factory=dict)
     # seals the record files; None: the key `check`/`run` established (recordkey.establish), else unsealed
     record_key: RecordKey | None = None
+    sink: RecordSink | None = None  # where attempts go; None: files under out_dir
 
     def gate(self, targets: list[PropertyTarget], pinned: Callable[[PropertyTarget], Pinned]) -> list[PropertyResult]:
         results = []
@@ -110,7 +110,7 @@ class GateRun:
                 repo=self.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command, **setup,
             )
-            evidence = run_attempt(pinned.fixture.payload, runner, self.policy, self.reporter.progress)
+            evidence = self._attempt(binding, pinned.fixture.payload, runner, notes)
             notes += _transport_notes(evidence)
             if self.failed_before.get(target.assertion_id) and not evidence.failed_once:
                 notes.append(f"failed before on this same patch ({self.failed_before[target.assertion_id]}) but "
@@ -127,27 +127,38 @@ class GateRun:
         self._write(result)
         return result
 
+    def _attempt(self, binding: Binding, payload: Any, runner: Callable[[Any], Evaluation],
+                 notes: list[str]) -> Evidence:
+        """An accepted freeze's witness is replayed first; when it does not decide, the whole attempt runs."""
+        frozen = frozen_witness(binding, self.freezes, self.now)
+        if frozen is not None:
+            evidence, rows = replay_frozen(payload, frozen.witness, frozen.signature, runner, self.policy,
+                                           self.reporter.progress)
+            if evidence is not None:
+                notes.append(f"replayed the frozen witness {frozen.witness_hash[:12]} "
+                             f"({sum(r.outcome == 'fail' for r in rows)} of {len(rows)} failed)")
+                return evidence
+            if not any(row.outcome == "fail" for row in rows):
+                notes.append(f"the frozen witness {frozen.witness_hash[:12]} passed {len(rows)} of {len(rows)} "
+                             "replays: the freeze can be revoked (it ends on its expiry or by a reviewer, not by "
+                             "a green day)")
+        return run_attempt(payload, runner, self.policy, self.reporter.progress)
+
     def _write(self, result: PropertyResult) -> None:
-        """The witness file and the attempt record, each sealed with the record key when there is one."""
-        key = self.record_key or recordkey.established()
+        """Hand the attempt to its sink: the record, and the retained witness when the property failed."""
         evidence = result.evidence
+        witness = None
         if evidence is not None and evidence.failed_once:
-            retained = labels.retain(
-                result.target.assertion_id, evidence.witness, result.binding.fixture_digest, self.out_dir,
-                property_id=result.binding.property_id,
-                contract=_contract_dict(result.binding),
-                seed=result.binding.seed,
-                reason=evidence.target_reason,
-                shrink=evidence.shrink.as_record() if evidence.shrink else None,
-            )
-            result.witness_path = self.out_dir / f"{result.target.assertion_id}.{retained['witness_hash'][:12]}.json"
-            result.record["witness_file"] = result.witness_path.name
-            if key is not None:
-                write_json_atomic(result.witness_path, recordkey.seal(retained, key))
-        result.record_path = write_json_atomic(
-            self.out_dir / f"{result.target.assertion_id}.attempt.json",
-            recordkey.seal(result.record, key) if key is not None else result.record,
-        )
+            witness = {
+                "assertion_id": result.target.assertion_id, "payload": evidence.witness,
+                "fixture_digest": result.binding.fixture_digest, "property_id": result.binding.property_id,
+                "contract": _contract_dict(result.binding), "seed": result.binding.seed,
+                "reason": evidence.target_reason,
+                "shrink": evidence.shrink.as_record() if evidence.shrink else None,
+            }
+        sink = self.sink or FileSink(self.out_dir, self.record_key)
+        kept = sink.keep(result.record, witness)
+        result.record_path, result.witness_path = kept.record_path, kept.witness_path
 
 
 def _contract_dict(binding: Binding) -> dict[str, str] | None:

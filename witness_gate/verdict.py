@@ -35,6 +35,8 @@ class FreezeMatch:
     expires_at: str  # ISO 8601, UTC
     accepted_by: str = ""
     contract_digest: str = ""  # when set, a changed contract starts a new ledger
+    signature: str = ""  # "flake:<reason>"; when set, only a flake with this one signature matches
+    witness: Any = field(default=None, compare=False, hash=False)  # the frozen payload, replayed first
 
 
 @dataclass
@@ -92,7 +94,7 @@ def decide_property(
     failures = sum(1 for row in rows if row.outcome == "fail")
     fixture = evidence.witness_hash if evidence.failed_once else evidence.pinned_hash
     # an accepted freeze carries its own expiry; otherwise the policy proposes one (or none)
-    match = _matching_freeze(binding, fixture, freezes, now)
+    match = _matching_freeze(binding, fixture, freezes, now, {sig for sig in sign(rows) if sig})
     expiry = match.expires_at if match else proposed_expiry(now, expires_in_hours)
     verdict = Verdict("hold", failures=failures, runs=len(rows), freeze_expires=expiry,
                       signatures=sign(rows), reasons=list(dict.fromkeys(r.reason for r in rows if r.outcome == "fail")))
@@ -188,24 +190,37 @@ def every_replay_failed_rule(evidence: Evidence, policy: Policy) -> bool:
 
 
 def freeze_matches(freeze: FreezeMatch, *, assertion_id: str, fixture_digest: str, contract_digest: str,
-                   witness_hash: str, now: datetime) -> bool:
+                   witness_hash: str, now: datetime, signatures: set[str] | None = None) -> bool:
     """The one rule for "this accepted freeze silences this attempt", at run time and at render time.
 
-    Same assertion, fixture and witness, not expired, and — when the freeze names a contract — the
-    same contract: an attempt whose contract is missing or changed does not match.
+    All five: the same assertion, fixture, witness and — when the freeze names them — contract and
+    flake signature (an attempt whose contract is missing or changed, or whose failures carry another
+    reason, does not match); and not expired. `signatures` are the attempt's distinct failing-row
+    signatures.
     """
     return ((freeze.assertion_id, freeze.fixture_digest, freeze.witness_hash)
             == (assertion_id, fixture_digest, witness_hash)
             and (not freeze.contract_digest or freeze.contract_digest == contract_digest)
+            and (not freeze.signature or signatures == {freeze.signature})
             and _parse_time(freeze.expires_at) > now)
 
 
-def _matching_freeze(binding: Binding, witness: str, freezes: tuple[FreezeMatch, ...],
-                     now: datetime) -> FreezeMatch | None:
+def _matching_freeze(binding: Binding, witness: str, freezes: tuple[FreezeMatch, ...], now: datetime,
+                     signatures: set[str] | None = None) -> FreezeMatch | None:
     contract_digest = binding.contract.digest() if binding.contract else ""
     return next((f for f in freezes if freeze_matches(
         f, assertion_id=binding.assertion_id, fixture_digest=binding.fixture_digest,
-        contract_digest=contract_digest, witness_hash=witness, now=now)), None)
+        contract_digest=contract_digest, witness_hash=witness, now=now, signatures=signatures)), None)
+
+
+def frozen_witness(binding: Binding, freezes: tuple[FreezeMatch, ...], now: datetime) -> FreezeMatch | None:
+    """An accepted, unexpired freeze of this assertion on this fixture and contract whose payload is known:
+    the next attempt replays it before anything else (a freeze is one retained payload, not a re-shrink)."""
+    contract_digest = binding.contract.digest() if binding.contract else ""
+    return next((f for f in freezes if f.witness is not None and f.assertion_id == binding.assertion_id
+                 and f.fixture_digest == binding.fixture_digest
+                 and (not f.contract_digest or f.contract_digest == contract_digest)
+                 and _parse_time(f.expires_at) > now), None)
 
 
 def _parse_time(text: str) -> datetime:

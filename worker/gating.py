@@ -3,10 +3,7 @@ then one job per property and the verdict), apply (the check run)."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from rq import get_current_job
@@ -23,6 +20,7 @@ from witness_gate.environment import SetupOutcome, SetupStep, default_cache, set
 from witness_gate.ledger import Ledger, apply_freezes
 from witness_gate.lock import Lock, LockError, parse_fixture
 from witness_gate.session import GateRun, Pinned
+from witness_gate.sinks import StoreSink
 from witness_gate.verdict import Split, overall_label
 from worker import checks
 from worker.checkout import changed_paths_locally, checkout
@@ -193,17 +191,13 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
         setup = set_up(config, checkout=directory, patch_digest=run.patch_digest, sandbox=sandbox,
                        cache=default_cache(), say=reporter.say)
     split = Split(**run.details["split"])
-    out = Path(tempfile.mkdtemp(prefix="witness-records-"))
-    try:
-        ledger = Ledger(ctx.store)
-        ledger.expire_due()
-        gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, out,
-                       reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
-                       notes=(note,) if note else (), flags=flags, failed_before=failed_before(ctx, run))
-        result = gate.gate_one(prop, _pin_from_base(api, run.base_sha, config, prop.assertion_id))
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
-    ctx.store.add_attempt(run_id, result.record)
+    ledger = Ledger(ctx.store)
+    ledger.expire_due()
+    gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, None,
+                   reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
+                   notes=(note,) if note else (), flags=flags, failed_before=failed_before(ctx, run),
+                   sink=StoreSink(ctx.store, run_id))  # the record goes straight to the store
+    result = gate.gate_one(prop, _pin_from_base(api, run.base_sha, config, prop.assertion_id))
     return {"assertion_id": assertion_id, "label": result.verdict.label}
 
 

@@ -1,0 +1,123 @@
+"""A freeze is one retained payload: the next attempt replays it first (issue "Freezes that hold for a real flake")."""
+
+import io
+from datetime import datetime, timezone
+
+import pytest
+
+from witness_gate.attempt import Policy, replay_frozen
+from witness_gate.budget import Contract
+from witness_gate.canonical import witness_hash
+from witness_gate.config import Config
+from witness_gate.discover import PropertyTarget
+from witness_gate.lock import Fixture, Lock
+from witness_gate.report import PlainReporter
+from witness_gate.runner import Evaluation
+from witness_gate.sandbox import Sandbox
+from witness_gate.session import GateRun, Pinned
+from witness_gate.verdict import FreezeMatch, Split
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+PINNED = {"orders": [{"qty": q, "price": 3} for q in range(40)]}  # a wide fixture
+FROZEN = {"orders": [{"qty": 7, "price": 3}]}
+CONTRACT = Contract("prop_total", "totals round half up", "orders")
+TARGET = PropertyTarget("prop_total", "tests/properties/p.py::prop_total@abcdefabcdef", "tests/properties/p.py", 3,
+                        CONTRACT)
+LOCK = Lock("tests/fixtures/orders.json", "f" * 64, 1, "17")
+POLICY = Policy(runs=5, min_reruns=3, max_steps=64, max_evals=400)
+F, P = Evaluation("fail", "rounding-drift"), Evaluation("pass")
+
+
+def freeze(signature="flake:rounding-drift", **changes):
+    fields = dict(assertion_id="prop_total", fixture_digest="f" * 64, witness_hash=witness_hash(FROZEN),
+                  expires_at="2026-12-02T00:00:00Z", accepted_by="octocat", contract_digest=CONTRACT.digest(),
+                  signature=signature, witness=FROZEN)
+    fields.update(changes)
+    return FreezeMatch(**fields)
+
+
+def scripted(on_frozen, elsewhere):
+    """An evaluator: the frozen payload gets `on_frozen` in turn, any other payload `elsewhere(payload)`."""
+    frozen_rows = iter(on_frozen)
+    calls = []
+
+    def evaluate(payload):
+        calls.append(payload)
+        return next(frozen_rows) if payload == FROZEN else elsewhere(payload)
+
+    evaluate.calls = calls
+    return evaluate
+
+
+def gate(evaluate, freezes):
+    run = GateRun(checkout=None, patch_digest="p" * 64, split=Split(True, False), policy=POLICY,
+                  config=Config(expires_in_hours=24), sandbox=Sandbox("none"), out_dir=None,
+                  reporter=PlainReporter(io.StringIO()), freezes=freezes, now=NOW,
+                  make_runner=lambda **_: evaluate, sink=_Nowhere())
+    return run.gate_one(TARGET, Pinned(LOCK, Fixture(PINNED, None, {})))
+
+
+class _Nowhere:
+    def keep(self, record, witness):
+        from witness_gate.sinks import Kept
+        return Kept()
+
+
+def orders(payload):
+    return len(payload.get("orders") or []) if isinstance(payload, dict) and isinstance(payload.get("orders"), list) else 0
+
+
+def flaky_elsewhere(payload):  # the wide input flakes too, with a reason of its own when asked for it
+    return F if orders(payload) % 2 else P
+
+
+@pytest.mark.parametrize("on_frozen, label", [
+    ([F, P, F, P, P], "frozen"),  # still a flake with the freeze's signature
+    ([F, F, F, F, F], "regression"),  # a freeze never hides a stable failure
+])
+def test_the_frozen_witness_is_replayed_first_and_decides(on_frozen, label):
+    evaluate = scripted(on_frozen, flaky_elsewhere)
+    result = gate(evaluate, (freeze(),))
+    assert result.verdict.label == label, result.verdict
+    assert evaluate.calls == [FROZEN] * 5  # nothing else ran: no re-shrink of the wide fixture
+    assert result.evidence.witness_hash == witness_hash(FROZEN)
+    assert any("replayed the frozen witness" in note for note in result.notes)
+
+
+def test_a_frozen_witness_that_passes_every_replay_lets_the_attempt_run_and_says_the_freeze_can_go():
+    evaluate = scripted([P] * 5, lambda payload: P)
+    result = gate(evaluate, (freeze(),))
+    assert result.verdict.label == "pass"
+    assert any("the freeze can be revoked" in note for note in result.notes)
+
+
+def test_another_signature_goes_through_the_whole_pipeline_and_is_never_frozen():
+    other = Evaluation("fail", "another-reason")
+    evaluate = scripted([other, P, other, P, P], lambda payload: other if orders(payload) > 20 else P)
+    result = gate(evaluate, (freeze(),))
+    assert result.verdict.label != "frozen", result.verdict
+    assert len(evaluate.calls) > 5  # the pinned fixture ran and was shrunk again
+
+
+@pytest.mark.parametrize("changes", [
+    {"fixture_digest": "e" * 64}, {"contract_digest": "c" * 64}, {"assertion_id": "prop_other"},
+    {"expires_at": "2026-12-01T11:00:00Z"}, {"witness": None},
+])
+def test_a_freeze_for_something_else_is_not_replayed(changes):
+    evaluate = scripted([F] * 5, lambda payload: P)
+    gate(evaluate, (freeze(**changes),))
+    assert FROZEN not in evaluate.calls
+
+
+def test_replay_frozen_decides_only_on_failures_of_one_signature_or_all_failures():
+    def rows(*outcomes):
+        series = iter(outcomes)
+        return lambda _payload: next(series)
+
+    t = Evaluation("transport", "timeout")
+    other = Evaluation("fail", "other")
+    assert replay_frozen(PINNED, FROZEN, "flake:rounding-drift", rows(F, P, F, P, P), POLICY)[0] is not None
+    assert replay_frozen(PINNED, FROZEN, "flake:rounding-drift", rows(F, other, F, F, F), POLICY)[0] is not None
+    assert replay_frozen(PINNED, FROZEN, "flake:rounding-drift", rows(other, P, P, P, P), POLICY)[0] is None
+    assert replay_frozen(PINNED, FROZEN, "flake:rounding-drift", rows(F, t, F, P, P), POLICY)[0] is None
+    assert replay_frozen(PINNED, FROZEN, "flake:rounding-drift", rows(P, P, P, P, P), POLICY)[0] is None
