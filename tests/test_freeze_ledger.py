@@ -145,3 +145,39 @@ def test_two_people_accepting_at_once_one_wins(stack, double, tmp_path):
     assert len(accepts) == 1 and freeze.accepted_by == accepts[0].actor
     assert len(double.reactions) == 1 and len(double.comments) == 1
     assert "already accepted" in double.comments[0]["body"] or "a moment ago" in double.comments[0]["body"]
+
+
+WIDE_COIN = '''
+
+@contract(invariant="three or more numbers are never unlucky", domain="lists of integers")
+def prop_wide_coin(fixture):
+    xs = fixture.get("xs") if isinstance(fixture, dict) else None
+    if isinstance(xs, list) and len(xs) >= 3 and os.urandom(1)[0] < 128:  # no seed can pin this
+        return "coin-tails"
+    return True
+'''
+WIDE_CONFIG = """version: 1
+properties:
+  fixtures: {"*": tests/fixtures/xs.json}
+policy:
+  runs: 20
+  max_steps: 64
+freeze:
+  expires_in_hours: 24
+  max_hours: 48
+"""
+
+
+def test_a_real_flake_over_a_wide_fixture_stays_frozen_on_every_later_attempt(stack, double, tmp_path):
+    # issue "Freezes that hold for a real flake": each attempt re-shrank the flaky predicate to another
+    # witness, so an accepted freeze never matched again; now later attempts replay the frozen witness
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"}, config=WIDE_CONFIG,
+                        props=CALC_PROPS + WIDE_COIN, permissions={"maintainer": "write"})
+    run, head = gate(stack, double, name)
+    assert run["output"]["title"] == "flake: prop_wide_coin", run["output"]
+    say(stack, double, name, "/witness freeze accept 2h", comment_id=9001)
+    stack.wait_until(lambda: latest(double, head)["conclusion"] == "neutral", what="the check run to say frozen")
+    for count, comment_id in enumerate((9002, 9003, 9004), start=2):
+        say(stack, double, name, "/witness replay", comment_id=comment_id)
+        again = stack.wait_for_check(head, count=count)
+        assert (again["conclusion"], again["output"]["title"]) == ("neutral", "frozen: prop_wide_coin"), again["output"]
