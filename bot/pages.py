@@ -127,6 +127,18 @@ def record_page(record: dict[str, Any]) -> str:
         frozen = record["frozen_by"]
         identifiers.append(("frozen", shown(f"until {frozen['expires_at']} by @{frozen.get('accepted_by') or '?'}",
                                             None)))
+    standing = record.get("freeze_standing")
+    if standing:
+        said = f"{standing['state']}"
+        if standing.get("accepted_by"):
+            said += f" by @{standing['accepted_by']}"
+        if standing.get("expires_at"):
+            said += f" until {standing['expires_at']}"
+        if standing.get("ended_by"):
+            said += f"; ended by @{standing['ended_by']} at {standing['ended_at']}"
+        trail = "; ".join(f"{e['at']} {e['action']} by {e['actor']}" for e in standing.get("events") or [])
+        identifiers.append(("freeze", shown(said, None)))
+        identifiers.append(("freeze trail", shown(trail, None)))
     rows = record.get("replays") or record.get("first_runs") or []
     body = render_template_string(
         RECORD, r=_Obj(_shown_record(record)), identifiers=identifiers, strip=strip_svg(rows),

@@ -70,8 +70,12 @@ def find_record(store: Store, record_id: str) -> dict[str, Any] | None:
     if attempt is not None:
         run = store.get_run(attempt.run_id)
         # as it stands now: a freeze accepted (or ended) since the attempt ran changes its label
-        [found] = apply_freezes([attempt.record], Ledger(store).active(run.repo))
-        return {"kind": "attempt", "run_id": attempt.run_id, **found}
+        ledger = Ledger(store)
+        [found] = apply_freezes([attempt.record], ledger.active(run.repo))
+        standing = None
+        if found.get("witness_hash"):
+            standing = ledger.standing(run.repo, found.get("assertion_id") or "", found["witness_hash"])
+        return {"kind": "attempt", "run_id": attempt.run_id, **found, "freeze_standing": standing}
     run = store.get_run(record_id)
     if run is None:
         return None

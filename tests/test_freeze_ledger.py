@@ -181,3 +181,14 @@ def test_a_real_flake_over_a_wide_fixture_stays_frozen_on_every_later_attempt(st
         say(stack, double, name, "/witness replay", comment_id=comment_id)
         again = stack.wait_for_check(head, count=count)
         assert (again["conclusion"], again["output"]["title"]) == ("neutral", "frozen: prop_wide_coin"), again["output"]
+    # the record says where the freeze stands, as JSON and as a page
+    import requests
+
+    run_record = requests.get(again["details_url"], timeout=5).json()
+    [coin] = [a for a in run_record["attempts"] if a["assertion_id"] == "prop_wide_coin"]
+    attempt = requests.get(f"{stack.url}/records/{coin['record_id']}", timeout=5).json()
+    standing = attempt["freeze_standing"]
+    assert (standing["state"], standing["accepted_by"]) == ("accepted", "maintainer")
+    assert [e["action"] for e in standing["events"]] == ["propose", "accept"]
+    page = requests.get(f"{stack.url}/records/{coin['record_id']}", headers={"Accept": "text/html"}, timeout=5).text
+    assert "accepted by @maintainer until" in page

@@ -164,6 +164,22 @@ class Ledger:
         with self.store.session() as s:
             return s.get(FreezeRow, freeze_id)
 
+    def standing(self, repo: str, assertion_id: str, witness_hash: str) -> dict[str, Any] | None:
+        """Where the freeze of this assertion and witness stands, with its audit trail (None: there is none)."""
+        self.expire_due()
+        with self.store.session() as s:
+            rows = list(s.scalars(select(FreezeRow).where(
+                FreezeRow.repo == repo, FreezeRow.assertion_id == assertion_id,
+                FreezeRow.witness_hash == witness_hash).order_by(FreezeRow.proposed_at.desc())))
+        if not rows:
+            return None
+        freeze = rows[0]
+        return {"id": freeze.id, "state": freeze.state, "accepted_by": freeze.accepted_by or "",
+                "expires_at": iso(freeze.expires_at), "ended_by": freeze.ended_by or "",
+                "ended_at": iso(freeze.ended_at), "signature": freeze.signature,
+                "events": [{"action": e.action, "actor": e.actor, "at": iso(e.at), "reason": e.reason}
+                           for e in self.events(freeze.id)]}
+
     def active(self, repo: str) -> tuple[FreezeMatch, ...]:
         """Accepted, unexpired freezes of a repository, as the verdict matches them, with their payloads."""
         now = self.clock()
