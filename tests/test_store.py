@@ -101,3 +101,11 @@ def test_two_processes_noticing_an_expiry_write_one_audit_row(store):
     clock[0] += timedelta(hours=2)
     assert len(first.expire_due()) + len(second.expire_due()) == 1
     assert [e.action for e in first.events()] == ["propose", "accept", "expire"]
+
+
+def test_a_check_run_id_past_two_to_the_31_is_kept(store):
+    # GitHub's check-run ids passed 2^31 long ago; a 32-bit column could not keep the run's id on PostgreSQL
+    run = store.add_run(repo="acme/calc", installation_id=1, pr_number=7, head_sha="h" * 40, base_sha="b" * 40,
+                        status="in_progress", details={})
+    store.update_run(run.id, check_run_id=2**33 + 7)
+    assert store.get_run(run.id).check_run_id == 2**33 + 7

@@ -10,7 +10,7 @@ import secrets
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, create_engine, select
+from sqlalchemy import JSON, BigInteger, DateTime, ForeignKey, Integer, String, create_engine, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
@@ -40,7 +40,7 @@ class GateRunRow(Base):
     pr_number: Mapped[int] = mapped_column(Integer, index=True)
     head_sha: Mapped[str] = mapped_column(String(40), index=True)
     base_sha: Mapped[str] = mapped_column(String(40), default="")
-    check_run_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    check_run_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)  # GitHub's ids passed 2^31
     status: Mapped[str] = mapped_column(String(20), default="queued")  # queued, in_progress, completed, superseded
     label: Mapped[str | None] = mapped_column(String(30), nullable=True)
     conclusion: Mapped[str | None] = mapped_column(String(30), nullable=True)
