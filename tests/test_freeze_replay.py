@@ -79,7 +79,8 @@ def test_the_frozen_witness_is_replayed_first_and_decides(on_frozen, label):
     evaluate = scripted(on_frozen, flaky_elsewhere)
     result = gate(evaluate, (freeze(),))
     assert result.verdict.label == label, result.verdict
-    assert evaluate.calls == [FROZEN] * 5  # nothing else ran: no re-shrink of the wide fixture
+    # no re-shrink of the wide fixture; a frozen series also checks the pinned payload's sample plan
+    assert evaluate.calls == [FROZEN] * 5 + ([PINNED] * 5 if label == "frozen" else [])
     assert result.evidence.witness_hash == witness_hash(FROZEN)
     assert any("replayed the frozen witness" in note for note in result.notes)
 
@@ -121,3 +122,20 @@ def test_replay_frozen_decides_only_on_failures_of_one_signature_or_all_failures
     assert replay_frozen(PINNED, FROZEN, "flake:rounding-drift", rows(other, P, P, P, P), POLICY)[0] is None
     assert replay_frozen(PINNED, FROZEN, "flake:rounding-drift", rows(F, t, F, P, P), POLICY)[0] is None
     assert replay_frozen(PINNED, FROZEN, "flake:rounding-drift", rows(P, P, P, P, P), POLICY)[0] is None
+
+
+def test_a_freeze_never_hides_a_failure_the_patch_brings_on_the_pinned_payload():
+    # found on review: the frozen witness kept flaking, so the wide fixture never ran and a new, stable
+    # failure there was silenced as frozen (a neutral, passing check)
+    regression = Evaluation("fail", "negative-total")
+    evaluate = scripted([F, P, F, P, P] * 4, lambda payload: regression if orders(payload) >= 1 else P)
+    result = gate(evaluate, (freeze(),))
+    assert result.verdict.label == "regression", result.verdict
+    assert PINNED in evaluate.calls
+
+
+def test_the_known_flake_on_the_pinned_payload_does_not_lift_the_freeze():
+    evaluate = scripted([F, P, F, P, P], flaky_elsewhere)  # 40 orders: even, so the pinned payload passes
+    result = gate(evaluate, (freeze(),))
+    assert result.verdict.label == "frozen"
+    assert evaluate.calls.count(PINNED) == POLICY.runs

@@ -134,7 +134,8 @@ class GateRun:
         if frozen is not None:
             evidence, rows = replay_frozen(payload, frozen.witness, frozen.signature, runner, self.policy,
                                            self.reporter.progress)
-            if evidence is not None:
+            if evidence is not None and (len(rows) == sum(r.outcome == "fail" for r in rows)
+                                         or self._pinned_shows_only(frozen.signature, payload, runner)):
                 notes.append(f"replayed the frozen witness {frozen.witness_hash[:12]} "
                              f"({sum(r.outcome == 'fail' for r in rows)} of {len(rows)} failed)")
                 return evidence
@@ -143,6 +144,15 @@ class GateRun:
                              "replays: the freeze can be revoked (it ends on its expiry or by a reviewer, not by "
                              "a green day)")
         return run_attempt(payload, runner, self.policy, self.reporter.progress)
+
+    def _pinned_shows_only(self, signature: str, payload: Any, runner: Callable[[Any], Evaluation]) -> bool:
+        """The pinned payload's sample plan shows nothing but the frozen flake: a freeze silences one payload's
+        one signature, never a failure the patch brings on other inputs (that runs the whole pipeline)."""
+        for _ in range(self.policy.runs):
+            row = runner(payload)
+            if row.outcome == "transport" or (row.outcome == "fail" and f"flake:{row.reason}" != signature):
+                return False
+        return True
 
     def _write(self, result: PropertyResult) -> None:
         """Hand the attempt to its sink: the record, and the retained witness when the property failed."""
