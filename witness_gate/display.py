@@ -9,35 +9,21 @@ fake verdict line, move the cursor, reorder text with bidi overrides or start a 
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
+from witness_gate.harness import clean_reason
+
 REASON_LIMIT = 200
-_HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}  # control, format (bidi), surrogates, unassigned, separators
-
-
-def _escape(ch: str) -> str:
-    code = ord(ch)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
 
 
 def shown(text: Any, limit: int | None = REASON_LIMIT) -> str:
     """`text` made safe to show on one line: every control, format or non-printable character
-    (newlines, ESC, CR, U+202E, U+2028, …) becomes a visible `\\xNN` / `\\uNNNN` escape, and the
-    result is cut to `limit` characters (ending in `…`) when `limit` is set. None shows as ''."""
+    (newlines, ESC, CR, U+202E, U+2028, …) becomes a visible `\\xNN` / `\\uNNNN` escape — the harness's own
+    cleaning, so a reason reads the same wherever it is made and shown — and the result is cut to
+    `limit` characters (ending in `…`) when `limit` is set. None shows as ''."""
     if text is None:
         return ""
-    out = []
-    for ch in str(text):
-        if ch != " " and (unicodedata.category(ch) in _HIDDEN or not ch.isprintable()):
-            out.append(_escape(ch))
-        else:
-            out.append(ch)
-    result = "".join(out)
+    result = clean_reason(str(text))
     if limit is not None and len(result) > limit:
         result = result[: max(0, limit - 1)] + "…"
     return result
