@@ -27,6 +27,7 @@ class Policy:
     max_steps: int = 32
     max_evals: int = 2000
     timeout_seconds: float = 60
+    flaky_tries: int = 5  # a shrink candidate of a flaky property gets this many evaluations to fail
 
     @classmethod
     def from_config(cls, config: Any, runs: int | None = None) -> "Policy":
@@ -70,6 +71,7 @@ class Evidence:
     first: list[Evaluation] = field(default_factory=list)  # first run and the sample plan
     target_reason: str | None = None  # the first failure's reason
     shrink: ShrinkResult | None = None
+    flaky_shrink: "FlakyShrink | None" = None  # set when the sample plan showed the property flaky
     witness: Any = None
     witness_hash: str = ""
     replays: list[Evaluation] = field(default_factory=list)  # the witness series
@@ -105,7 +107,10 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
     if last.outcome == "pass":
         return evidence
     evidence.target_reason = last.reason
-    evidence.shrink = _shrink(payload, last, evaluate, policy, progress)
+    # a pass before the failure on the same payload: this property is flaky, so a passing candidate is retried
+    tries = policy.flaky_tries if len(evidence.first) > 1 else 1
+    evidence.flaky_shrink = FlakyShrink(tries) if tries > 1 else None
+    evidence.shrink = _shrink(payload, last, evaluate, policy, progress, evidence.flaky_shrink)
     evidence.witness = evidence.shrink.witness
     evidence.witness_hash = witness_hash(evidence.witness)
     evidence.replays = _replay(evidence.witness, evaluate, policy.runs, "replay", progress)
@@ -133,20 +138,43 @@ def replay_frozen(payload: Any, witness: Any, signature: str, evaluate: Evaluate
                     witness_hash=witness_hash(witness), replays=rows), rows
 
 
+@dataclass
+class FlakyShrink:
+    """How a flaky property was shrunk: each candidate got up to `tries` evaluations to fail with the
+    target reason; `decided_by_retry` counts the candidates that passed first and failed on a retry."""
+
+    tries: int
+    decided_by_retry: int = 0
+
+    def as_record(self) -> dict[str, int]:
+        return {"tries": self.tries, "decided_by_retry": self.decided_by_retry}
+
+
 def _shrink(payload: Any, first_failure: Evaluation, evaluate: Evaluate, policy: Policy,
-            progress: Progress) -> ShrinkResult:
+            progress: Progress, flaky: FlakyShrink | None = None) -> ShrinkResult:
     calls = 0
+    evaluations = 0
+    target = first_failure.reason
 
     def reason_of(candidate: Any) -> str | None:
-        nonlocal calls
+        nonlocal calls, evaluations
         if calls == 0 and candidate is payload:
             calls += 1
-            return first_failure.reason  # the start already failed; do not run it twice
+            return target  # the start already failed; do not run it twice
         calls += 1
         progress("shrink", calls, policy.max_evals)
-        return evaluate(candidate).failure_reason
+        # retries stop once they have cost max_evals evaluations: the budget bounds real work, not calls
+        tries = flaky.tries if flaky is not None and evaluations < policy.max_evals else 1
+        for attempt in range(tries):
+            evaluations += 1
+            reason = evaluate(candidate).failure_reason
+            if reason is not None or attempt == tries - 1:
+                if reason == target and attempt and flaky is not None:
+                    flaky.decided_by_retry += 1
+                return reason
+        return None
 
-    return shrink(payload, reason_of, target_reason=first_failure.reason,
+    return shrink(payload, reason_of, target_reason=target,
                   max_steps=policy.max_steps, max_evals=policy.max_evals)
 
 

@@ -222,6 +222,7 @@ def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None) -> d
             reason=evidence.target_reason,
             first_runs=_rows(evidence.first),
             shrink=evidence.shrink.as_record() if evidence.shrink else None,
+            flaky_shrink=evidence.flaky_shrink.as_record() if evidence.flaky_shrink else None,
             witness=evidence.witness if evidence.failed_once else None,
             replays=_rows(evidence.replays),
             unshrunk_replays=_rows(evidence.unshrunk_replays),
