@@ -153,53 +153,9 @@ class AppStack:
         raise AssertionError(f"timed out waiting for {what}\n{self.logs()}")
 
 
-# -- payloads shaped like GitHub's ------------------------------------------------------------------
-def _repo(double: GitHubDouble, full_name: str) -> dict[str, Any]:
-    repo = double.repos[full_name]
-    owner, name = full_name.split("/")
-    return {"id": repo.id, "node_id": f"R_{repo.id}", "name": name, "full_name": full_name, "private": False,
-            "owner": {"login": owner, "id": 1, "type": "Organization"}, "default_branch": "main"}
+# -- payloads: GitHub's own examples, adjusted to the double (ghdouble/webhooks.py) -------------------
+from ghdouble.webhooks import (check_run_event, check_suite_event, comment_event, merge_group_event,  # noqa: E402
+                               pull_request_event)
 
-
-def pull_request_event(double: GitHubDouble, full_name: str, number: int, action: str = "opened",
-                       installation_id: int = 77) -> dict[str, Any]:
-    pull = double.repos[full_name].pulls[number]
-    return {
-        "action": action, "number": number,
-        "pull_request": {"number": number, "state": "open" if action != "closed" else "closed",
-                         "updated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                         "head": {"ref": pull.head_ref, "sha": double.sha(full_name, pull.head_ref)},
-                         "base": {"ref": pull.base_ref, "sha": double.sha(full_name, pull.base_ref)},
-                         "user": {"login": pull.user, "type": "User"}},
-        "repository": _repo(double, full_name), "installation": {"id": installation_id},
-        "sender": {"login": pull.user, "type": "User"},
-    }
-
-
-def comment_event(double: GitHubDouble, full_name: str, number: int, body: str, author: str,
-                  comment_id: int = 555, installation_id: int = 77, author_type: str = "User") -> dict[str, Any]:
-    return {
-        "action": "created",
-        "issue": {"number": number, "pull_request": {"url": f"{double.url}/repos/{full_name}/pulls/{number}"}},
-        "comment": {"id": comment_id, "body": body, "user": {"login": author, "type": author_type},
-                    "author_association": "CONTRIBUTOR"},
-        "repository": _repo(double, full_name), "installation": {"id": installation_id},
-        "sender": {"login": author, "type": author_type},
-    }
-
-
-def check_run_event(double: GitHubDouble, full_name: str, number: int, check_run: dict[str, Any], action: str,
-                    actor: str, identifier: str = "", installation_id: int = 77) -> dict[str, Any]:
-    pull = double.repos[full_name].pulls[number]
-    payload = {
-        "action": action,
-        "check_run": {"id": check_run["id"], "name": check_run["name"], "head_sha": check_run["head_sha"],
-                      "status": check_run["status"], "conclusion": check_run["conclusion"],
-                      "pull_requests": [{"number": number, "head": {"sha": double.sha(full_name, pull.head_ref)},
-                                         "base": {"sha": double.sha(full_name, pull.base_ref)}}]},
-        "repository": _repo(double, full_name), "installation": {"id": installation_id},
-        "sender": {"login": actor, "type": "User"},
-    }
-    if identifier:
-        payload["requested_action"] = {"identifier": identifier}
-    return payload
+__all__ = ["AppStack", "check_run_event", "check_suite_event", "comment_event", "merge_group_event",
+           "pull_request_event"]

@@ -64,6 +64,8 @@ class Pull:
     base_ref: str
     state: str = "open"
     user: str = "agent-bot"
+    fork: str = ""  # owner/name of the fork the head lives in: the installation cannot read it
+    stale_heads: list[str] = field(default_factory=list)  # served once each by the next reads, as after a push
 
 
 @dataclass
@@ -147,10 +149,24 @@ class GitHubDouble:
         self.installations.setdefault(installation_id, set()).add(full_name)
         return repo
 
-    def open_pull(self, full_name: str, head_ref: str, base_ref: str = "main", number: int = 1) -> Pull:
-        pull = Pull(number, head_ref, base_ref)
+    def open_pull(self, full_name: str, head_ref: str, base_ref: str = "main", number: int = 1,
+                  fork: str = "") -> Pull:
+        """A pull request of `head_ref` (a branch of the fork `fork` when given) into `base_ref`."""
+        pull = Pull(number, head_ref, base_ref, fork=fork)
         self.repos[full_name].pulls[number] = pull
         return pull
+
+    def serve_stale_read(self, full_name: str, number: int, head_sha: str) -> None:
+        """The next read of the pull request still shows `head_sha`, as GitHub may right after `synchronize`."""
+        self.repos[full_name].pulls[number].stale_heads.append(head_sha)
+
+    def fork_json(self, pull: Pull) -> dict[str, Any]:
+        """The head repository of a pull request from a fork, as GitHub shows it; the double serves none of it."""
+        owner, name = pull.fork.split("/")
+        fork_id = 10**9 + sum(map(ord, pull.fork))
+        return {"id": fork_id, "node_id": f"R_{fork_id}", "name": name, "full_name": pull.fork, "private": False,
+                "fork": True, "owner": _user(owner), "html_url": f"https://github.invalid/{pull.fork}",
+                "url": f"{self.url}/repos/{pull.fork}", "default_branch": "main"}
 
     def sha(self, full_name: str, ref: str) -> str:
         return git(self.repos[full_name].path, "rev-parse", ref).decode().strip()
@@ -343,12 +359,16 @@ class GitHubDouble:
             return found
         repo, pull = found
         head, base = self.sha(repo.full_name, pull.head_ref), self.sha(repo.full_name, pull.base_ref)
+        with self.lock:
+            head = pull.stale_heads.pop(0) if pull.stale_heads else head
+        head_repo = self.fork_json(pull) if pull.fork else self._repo_json(repo)
+        label = f"{pull.fork.split('/')[0]}:{pull.head_ref}" if pull.fork else pull.head_ref
         url = f"{self.url}/repos/{repo.full_name}/pulls/{number}"
         return jsonify({
             "id": number * 10, "number": number, "state": pull.state, "title": f"PR {number}", "url": url,
             "updated_at": now_iso(),
             "html_url": f"https://github.invalid/{repo.full_name}/pull/{number}", "user": _user(pull.user),
-            "head": {"ref": pull.head_ref, "sha": head, "repo": self._repo_json(repo), "label": pull.head_ref},
+            "head": {"ref": pull.head_ref, "sha": head, "repo": head_repo, "label": label},
             "base": {"ref": pull.base_ref, "sha": base, "repo": self._repo_json(repo), "label": pull.base_ref},
         })
 
