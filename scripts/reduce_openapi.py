@@ -1,6 +1,6 @@
 """Reduce GitHub's official OpenAPI description (npm @octokit/openapi) to the operations the App uses.
 
-    python scripts/reduce_openapi.py            # fetch with npm, write tests/github/openapi.json
+    python scripts/reduce_openapi.py            # fetch with npm, write tests/ghdouble/openapi.json
 
 The GitHub double in the tests validates every request against the reduced file, so the double
 cannot accept a request that real GitHub would refuse. Re-run this when the App starts calling
@@ -19,6 +19,7 @@ from pathlib import Path
 PACKAGE = "@octokit/openapi@23.0.2"
 OPERATIONS = [
     ("get", "/app/installations"),
+    ("post", "/app-manifests/{code}/conversions"),  # the manifest flow's last step (bot/registration.py)
     ("post", "/app/installations/{installation_id}/access_tokens"),
     ("get", "/installation/repositories"),
     ("get", "/repos/{owner}/{repo}"),
