@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from redis import Redis
@@ -18,6 +20,8 @@ from worker import checks
 from worker.github_api import GitHubApi, PyGithubApi
 
 log = logging.getLogger("witness_gate.worker")
+COMPLETED_TTL = 7 * 24 * 3600
+CLAIM_TTL = 300  # a completer that died mid-way frees the run for the failure path and the reconciler
 
 
 class Context:
@@ -63,13 +67,36 @@ def context() -> Context:
     return Context(Settings.from_env())
 
 
+@contextmanager
+def completion(ctx: Context, run_id: str, label: str) -> Iterator[bool]:
+    """True for the one completer that may end the run's check run now, False when GitHub has it already
+    or another completer is at it. "Completed" is marked only once every PATCH went through; a PATCH
+    that failed releases the claim, so the failure path or the reconciler can end the run after all."""
+    claim, done = f"witness:completing:{run_id}", f"witness:completed:{run_id}"
+    if not ctx.redis.set(claim, label, nx=True, ex=CLAIM_TTL):
+        yield False
+        return
+    if ctx.redis.exists(done):  # checked after claiming: a completer that just finished set it first
+        ctx.redis.delete(claim)
+        yield False
+        return
+    try:
+        yield True
+    except BaseException:
+        ctx.redis.delete(claim)
+        raise
+    ctx.redis.set(done, label, ex=COMPLETED_TTL)
+    ctx.redis.delete(claim)
+
+
 def complete(ctx: Context, api: GitHubApi, run_id: str, output: checks.CheckOutput, label: str) -> None:
     """Complete the run's check run once: whoever comes first (finish, cancel, a failure) says it."""
-    if not ctx.redis.set(f"witness:completed:{run_id}", label, nx=True, ex=7 * 24 * 3600):
-        return
-    run = ctx.store.get_run(run_id)
-    if run.details.get("gating_key"):
-        ctx.redis.delete(run.details["gating_key"])  # the head may be gated again (a replay)
-    for body in output.bodies(ctx.details_url(run_id), run_id):
-        api.update_check_run(run.check_run_id, body)
-    ctx.store.update_run(run_id, status="completed", label=label, conclusion=output.conclusion)
+    with completion(ctx, run_id, label) as mine:
+        if not mine:
+            return
+        run = ctx.store.get_run(run_id)
+        if run.details.get("gating_key"):
+            ctx.redis.delete(run.details["gating_key"])  # the head may be gated again (a replay)
+        for body in output.bodies(ctx.details_url(run_id), run_id):
+            api.update_check_run(run.check_run_id, body)
+        ctx.store.update_run(run_id, status="completed", label=label, conclusion=output.conclusion)

@@ -9,7 +9,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from worker import checks
 from worker.checkout import CheckoutError
-from worker.context import Context, complete, context, log
+from worker.context import Context, complete, completion, context, log
 from worker.github_api import GitHubError
 
 
@@ -60,8 +60,9 @@ def on_job_failure(job, connection, exc_type, exc_value, traceback) -> None:
         complete(ctx, api, run_id, checks.render_fault(reason, ctx.details_url(run_id)), "hold")
     except (GitHubError, CheckoutError) as exc:
         log.error("run %s: could not end its check run: %s", run_id, exc)
-        ctx.store.update_run(run_id, status="failed", details={**run.details, "fault": reason,
-                                                                "at": datetime.now(timezone.utc).isoformat()})
+        # still in progress in the store, as on GitHub: the reconciler ends it once it is stuck
+        ctx.store.update_run(run_id, details={**run.details, "fault": reason,
+                                              "at": datetime.now(timezone.utc).isoformat()})
 
 
 def _end_without_store(ctx: Context, target: dict[str, Any], run_id: str, exc: Exception) -> None:
@@ -69,9 +70,9 @@ def _end_without_store(ctx: Context, target: dict[str, Any], run_id: str, exc: E
     reason = (f"the record store is unreachable ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); the "
               "attempts of this head could not be recorded")
     log.error("run %s: %s", run_id, reason)
-    if not target.get("check_run_id") or not ctx.redis.set(f"witness:completed:{run_id}", "hold", nx=True,
-                                                             ex=7 * 24 * 3600):
+    if not target.get("check_run_id"):
         return
-    api = ctx.api(target)
-    api.update_check_run(target["check_run_id"],
-                         checks.render_fault(reason, ctx.details_url(run_id)).bodies(ctx.details_url(run_id), run_id)[0])
+    with completion(ctx, run_id, "hold") as mine:
+        if mine:
+            ctx.api(target).update_check_run(target["check_run_id"], checks.render_fault(
+                reason, ctx.details_url(run_id)).bodies(ctx.details_url(run_id), run_id)[0])
