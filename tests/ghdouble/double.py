@@ -31,6 +31,8 @@ import logging
 
 from werkzeug.serving import make_server
 
+from . import manifest
+
 logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 SPEC = Path(__file__).resolve().parent / "openapi.json"
@@ -107,6 +109,7 @@ class GitHubDouble:
         self._ids = iter(range(1000, 10**9))
         spec = json.loads(SPEC.read_text())
         self.spec_dict = spec
+        self.manifests = manifest.ManifestFlow(self)  # registration through the manifest flow
         self.app = self._build_app()
         self.server = make_server("127.0.0.1", 0, self.app, threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
@@ -133,6 +136,7 @@ class GitHubDouble:
             self.calls.clear()
             self.problems.clear()
             self.faults.clear()
+            self.manifests.reset()
 
     def fail_next(self, method: str, fragment: str, status: int = 0, *, headers: dict | None = None,
                   delay: float = 0.0, times: int = 1) -> None:
@@ -196,7 +200,7 @@ class GitHubDouble:
             try:
                 double.openapi.validate_request(GitHubRequest(request))
             except Exception as exc:  # noqa: BLE001 - any refusal by the description is a problem
-                if request.path.startswith("/_codeload/"):
+                if request.path.startswith("/_codeload/") or manifest.is_web(request.path):  # not the REST API
                     return None
                 detail = "; ".join(str(e) for e in getattr(exc, "schema_errors", []) or []) or str(exc)
                 double.problems.append(f"{request.method} {request.full_path}: {type(exc).__name__}: {detail}")
@@ -228,6 +232,7 @@ class GitHubDouble:
         app.add_url_rule("/app/installations/<int:installation_id>/access_tokens", view_func=self.access_token,
                          methods=["POST"])
         app.add_url_rule("/app/installations", view_func=self.list_installations)
+        self.manifests.install(app)
         app.add_url_rule("/installation/repositories", view_func=self.installation_repositories)
         app.add_url_rule("/repos/<owner>/<name>/pulls", view_func=self.list_pulls)
         app.add_url_rule("/repos/<owner>/<name>", view_func=self.get_repo)
