@@ -1,4 +1,4 @@
-"""`/witness` comment commands: anchored at the start of a line, never inside quotes or code blocks."""
+"""`/witness` comment commands: anchored at the start of a line, never inside quotes, code blocks or HTML comments."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ FREEZE_REVOKE_RE = re.compile(r"^/witness\s+freeze\s+revoke\s*$")
 HELP_RE = re.compile(r"^/witness\s+help\s*$")
 ANY_RE = re.compile(r"^/witness(?:\s+(.*))?$")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
+HTML_COMMENT_RE = re.compile(r"<!--.*?-->")
+MAX_COMMANDS = 3  # acted on per comment; a comment of hundreds of lines gets one short reply, not hundreds
 
 HELP_TEXT = """\
 witness-gate commands (people with write access or more):
@@ -28,13 +30,21 @@ class Command:
 
 
 def command_lines(body: str) -> list[str]:
-    """Lines that may hold a command: outside fenced code blocks and quotes, unindented."""
-    lines, fenced = [], False
+    """Lines that may hold a command: outside fenced code blocks, quotes and HTML comments, unindented."""
+    lines, fenced, hidden = [], False, False
     for raw in (body or "").replace("\r\n", "\n").split("\n"):
+        if hidden:  # GitHub shows nothing of an HTML comment, up to and including the line that closes it
+            hidden = "-->" not in raw
+            continue
         if FENCE_RE.match(raw):
             fenced = not fenced
             continue
-        if fenced or raw.lstrip().startswith(">") or raw.startswith((" " * 4, "\t")):
+        if fenced:
+            continue
+        raw = HTML_COMMENT_RE.sub("", raw)
+        if "<!--" in raw:  # opens a comment that a later line closes
+            raw, hidden = raw.split("<!--", 1)[0], True
+        if raw.lstrip().startswith(">") or raw.startswith((" " * 4, "\t")):
             continue
         lines.append(raw.strip())
     return lines
