@@ -1,0 +1,100 @@
+"""The shrinker's moves on integers: one toward zero, equal ones together, pairs in step."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from witness_gate.shrink_structure import Search
+from witness_gate.shrink_tree import Path, find_smallest, get_node, int_leaves, is_int, set_node, set_nodes
+
+
+def smaller_int(search: Search, path: Path, number: int) -> bool:
+    """The positive twin of a negative number, then the smallest magnitude that still fails."""
+    changed = False
+    if number < 0 and search.consider(set_node(search.current, path, -number)):
+        number, changed = -number, True
+    sign = 1 if number > 0 else -1
+    return _toward_zero(search, abs(number), lambda m: {path: sign * m}, guard=False) or changed
+
+
+def shrink_equal_values(search: Search) -> bool:
+    """Move every copy of a repeated integer at once: `[383, 383]` to `[10, 10]` when they must agree."""
+    changed = False
+    repeated: dict[int, int] = {}
+    for _, value in int_leaves(search.current):
+        repeated[value] = repeated.get(value, 0) + 1
+    for value in [v for v, count in repeated.items() if count > 1 and v != 0]:
+        paths = [path for path, v in int_leaves(search.current) if v == value]
+        if len(paths) < 2:
+            continue  # an earlier commit of this pass moved them
+        if value < 0 and search.consider(set_nodes(search.current, {p: -value for p in paths})):
+            value, changed = -value, True
+        sign = 1 if value > 0 else -1
+        changed |= _toward_zero(search, abs(value), lambda m, paths=paths: {p: sign * m for p in paths})
+    return changed
+
+
+def shift_pairs(search: Search) -> bool:
+    """For neighbouring integers (in document order, across containers) of one sign, drive the smaller
+    toward zero while the other keeps their difference (shift) or their sum (transfer).
+
+    `[2147483647, 2147483646]` that must differ by one becomes `[10, 9]` in one search; a sum split over
+    two lists (`[[-18664], [-14105]]`) becomes `[[-32768], [-1]]`.
+    """
+    changed = False
+    index = 0
+    while True:
+        leaves = list(int_leaves(search.current))
+        if index + 1 >= len(leaves):
+            return changed
+        (p, a), (q, b) = leaves[index], leaves[index + 1]
+        if a != 0 and b != 0 and (a > 0) == (b > 0):
+            if abs(b) < abs(a):
+                (p, a), (q, b) = (q, b), (p, a)
+            changed |= _in_step(search, p, a, q, b, keep="difference")
+            a, b = get_node(search.current, p), get_node(search.current, q)
+            changed |= a != 0 and _in_step(search, p, a, q, b, keep="sum")
+        index += 1
+
+
+def absorb_neighbours(search: Search, path: Path, node: dict | list) -> bool:
+    """For neighbouring integers a, b of one sign in one container: drop a and let b carry a + b."""
+    keys = sorted(node) if isinstance(node, dict) else list(range(len(node)))
+    for left, right in zip(keys, keys[1:]):
+        a, b = node[left], node[right]
+        if not (is_int(a) and is_int(b)) or a == 0 or b == 0 or (a > 0) != (b > 0):
+            continue
+        if isinstance(node, dict):
+            merged: Any = {k: (a + b if k == right else v) for k, v in node.items() if k != left}
+        else:
+            merged = node[:left] + [a + b] + node[right + 1 :]
+        if search.consider(set_node(search.current, path, merged)):
+            return True
+    return False
+
+
+def _in_step(search: Search, p: Path, a: int, q: Path, b: int, *, keep: str) -> bool:
+    sign = 1 if a > 0 else -1
+
+    def moved(m: int) -> dict[Path, int]:
+        delta = a - sign * m
+        return {p: sign * m, q: b - delta if keep == "difference" else b + delta}
+
+    return _toward_zero(search, abs(a), moved)
+
+
+def _toward_zero(search: Search, magnitude: int, changes: Callable[[int], dict[Path, int]],
+                 *, guard: bool = True) -> bool:
+    """Commit the smallest magnitude m < `magnitude` whose changes still fail, if any.
+
+    With `guard`, one probe one unit down comes first: a move that cannot take a single step is
+    given up for one evaluation, not a search (moves over pairs and groups are many and mostly idle).
+    """
+    def fails(m: int) -> bool:
+        return search.would_accept(set_nodes(search.current, changes(m)))
+
+    if magnitude == 0 or (guard and not fails(magnitude - 1)):
+        return False
+    best = find_smallest(fails, magnitude)
+    return best < magnitude and search.consider(set_nodes(search.current, changes(best)))

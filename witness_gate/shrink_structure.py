@@ -1,0 +1,137 @@
+"""The shrinker's structural moves: delete children, lift a descendant, merge sibling lists."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from witness_gate.canonical import shortlex_key
+from witness_gate.shrink_tree import Path, child_keys, descendants, drop_run, find_largest, get_node, set_node
+
+LIFT_DEPTH = 2  # children and grandchildren: deeper ones are reached by lifting again
+LIFT_LIMIT = 8  # the smallest few distinct candidates per node; a wide node is not tried whole
+
+
+class Search(Protocol):
+    """What a move needs of the shrinker: the witness and the one door for candidates."""
+
+    current: Any
+
+    def would_accept(self, candidate: Any) -> bool: ...
+
+    def consider(self, candidate: Any) -> bool: ...
+
+
+def sweep(search: Search, reduce_node: Callable[[Search, Path], bool]) -> bool:
+    """Visit every node breadth first, from the tree as it is after earlier commits.
+
+    A node's reduction only touches its own subtree, and its children are queued after
+    it, so every queued path stays valid.
+    """
+    changed = False
+    queue: deque[Path] = deque([()])
+    while queue:
+        path = queue.popleft()
+        changed |= reduce_node(search, path)
+        node = get_node(search.current, path)
+        queue.extend(path + (key,) for key in child_keys(node))
+    return changed
+
+
+def delete_structure(search: Search) -> bool:
+    """Empty each container, else delete the longest runs of its children."""
+    return sweep(search, _reduce_structure)
+
+
+def lift_descendants(search: Search) -> bool:
+    """Replace a container by one of its own descendants of the same kind, smallest first.
+
+    An expression `["/", 0, ["/", 0, x]]` becomes `["/", 0, x]`, a heap loses a layer: what
+    deleting children or simplifying values can never do, since the subtree must keep its shape.
+    """
+    return sweep(search, _lift)
+
+
+def merge_sibling_lists(search: Search) -> bool:
+    """Concatenate list children of one list: all into the first, else neighbouring pairs.
+
+    `[[0, 0, 0], [0, 0]]` becomes `[[0, 0, 0, 0, 0]]`, one pair of brackets fewer per merge.
+    """
+    return sweep(search, _merge)
+
+
+def _reduce_structure(search: Search, path: Path) -> bool:
+    node = get_node(search.current, path)
+    if not isinstance(node, (dict, list)) or not node:
+        return False
+    if search.consider(set_node(search.current, path, type(node)())):
+        return True
+    changed = False
+    index = 0
+    while True:
+        node = get_node(search.current, path)
+        if index >= len(node):
+            return changed
+        changed |= _delete_longest_run(search, path, index, node)
+        index += 1
+
+
+def _delete_longest_run(search: Search, path: Path, index: int, node: dict | list) -> bool:
+    """Delete the longest run of children from `index` that keeps the failure.
+
+    Everything from `index` on goes first, in one probe: a wide fixture usually has one
+    culprit, and one probe for the whole tail saves a search.
+    """
+    room = len(node) - index
+
+    def without(count: int) -> Any:
+        return set_node(search.current, path, drop_run(node, index, count))
+
+    if room > 1 and search.consider(without(room)):
+        return True
+    count = find_largest(lambda k: search.would_accept(without(k)), room)
+    return count > 0 and search.consider(without(count))
+
+
+def _lift(search: Search, path: Path) -> bool:
+    changed = False
+    while True:
+        node = get_node(search.current, path)
+        if not isinstance(node, (dict, list)):
+            return changed
+        candidates = {}
+        for inner in descendants(node, LIFT_DEPTH):
+            if type(inner) is type(node) and inner:  # an empty one was tried by deletion
+                candidates.setdefault(shortlex_key(inner), inner)
+        lifted = next((inner for _, inner in sorted(candidates.items(), key=lambda kv: kv[0])[:LIFT_LIMIT]
+                       if search.consider(set_node(search.current, path, inner))), None)
+        if lifted is None:
+            return changed
+        changed = True
+
+
+def _merge(search: Search, path: Path) -> bool:
+    changed = False
+    while _merge_once(search, path):
+        changed = True
+    return changed
+
+
+def _merge_once(search: Search, path: Path) -> bool:
+    node = get_node(search.current, path)
+    if not isinstance(node, list):
+        return False
+    lists = [i for i, child in enumerate(node) if isinstance(child, list)]
+    if len(lists) < 2:
+        return False
+    first, rest = lists[0], set(lists[1:])
+    everything = [x for i in lists for x in node[i]]
+    together = [everything if i == first else child for i, child in enumerate(node) if i not in rest]
+    if search.consider(set_node(search.current, path, together)):
+        return True
+    for left, right in zip(lists, lists[1:]):  # with two lists the pair is the whole merge: cached
+        pair = node[:left] + [node[left] + node[right]] + node[left + 1 : right] + node[right + 1 :]
+        if search.consider(set_node(search.current, path, pair)):
+            return True
+    return False

@@ -1,0 +1,106 @@
+"""The shrinker's moves on values: the simplest of the type, shorter strings, smaller numbers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from witness_gate.canonical import shortlex_key
+from witness_gate.shrink_numbers import absorb_neighbours, smaller_int
+from witness_gate.shrink_structure import Search, sweep
+from witness_gate.shrink_tree import Path, find_largest, get_node, is_int, set_node, simpler_values
+
+
+def simplify_values(search: Search) -> bool:
+    """The simplest value of the type, then null; then shorter strings and smaller numbers.
+
+    Containers also try an empty key, their children in canonical order, and moving one number's
+    value into its neighbour (so that a sum survives while an element goes), as Hypothesis's
+    shrinker does.
+    """
+    return sweep(search, _reduce_value)
+
+
+def _reduce_value(search: Search, path: Path) -> bool:
+    node = get_node(search.current, path)
+    for simpler in simpler_values(node):
+        if search.consider(set_node(search.current, path, simpler)):
+            return True
+    if isinstance(node, dict):
+        return _empty_a_key(search, path, node) or absorb_neighbours(search, path, node)
+    if isinstance(node, list):
+        return _sort_children(search, path, node) | absorb_neighbours(search, path, get_node(search.current, path))
+    if isinstance(node, str):
+        return _shorten_string(search, path)
+    if is_int(node):
+        return smaller_int(search, path, node)
+    if isinstance(node, float):
+        return any(search.consider(set_node(search.current, path, candidate)) for candidate in _simpler_floats(node))
+    return False
+
+
+def _sort_children(search: Search, path: Path, node: list) -> bool:
+    """Children in canonical order: the same multiset, the smallest arrangement of it."""
+    ordered = sorted(node, key=shortlex_key)
+    return ordered != node and search.consider(set_node(search.current, path, ordered))
+
+
+def _empty_a_key(search: Search, path: Path, node: dict) -> bool:
+    if "" in node:
+        return False
+    for key in sorted(node):
+        renamed = {("" if k == key else k): v for k, v in node.items()}
+        if search.consider(set_node(search.current, path, renamed)):
+            return True
+    return False
+
+
+def _trim(search: Search, path: Path, *, keep_prefix: bool) -> bool:
+    """Bisection for the shortest prefix (or suffix) that still fails: a culprit inside a long
+    string costs two logarithms, not a probe per character. Bisection presumes that longer cuts
+    keep failing; every cut is still checked, so a wrong presumption costs evaluations, never
+    correctness, and the character pass that follows finds what it skipped."""
+    text = get_node(search.current, path)
+
+    def cut(length: int) -> Any:
+        return set_node(search.current, path, text[:length] if keep_prefix else text[len(text) - length :])
+
+    lo, hi = 0, len(text)  # cut(hi) is the text itself; cut(lo) is "", tried by the value pass
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if search.would_accept(cut(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return hi < len(text) and search.consider(cut(hi))
+
+
+def _shorten_string(search: Search, path: Path) -> bool:
+    """Trim to the shortest failing prefix, then suffix (bisection); then delete runs of characters."""
+    changed = _trim(search, path, keep_prefix=True) | _trim(search, path, keep_prefix=False)
+    index = 0
+    while True:
+        text = get_node(search.current, path)
+        if index >= len(text):
+            return changed
+
+        def cut(count: int, text: str = text, at: int = index) -> Any:
+            return set_node(search.current, path, text[:at] + text[at + count :])
+
+        count = find_largest(lambda k: search.would_accept(cut(k)), len(text) - index)
+        if count > 0 and search.consider(cut(count)):
+            changed = True
+        else:
+            index += 1
+
+
+def _simpler_floats(number: float) -> Iterator[int | float]:
+    if number < 0:
+        yield -number
+    if number.is_integer():
+        yield int(number)
+        return
+    yield math.trunc(number)
+    for digits in range(0, 6):
+        yield round(number, digits)
