@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
+import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,10 +58,22 @@ class Settings:
     admin_token: str = ""
     app_slug: str = ""  # to recognise the bot's own comments as "<slug>[bot]"
     retry: RetryPolicy = RetryPolicy()
+    github_url: str = "https://github.com"  # the web host: github.com, or the GHES host, for the manifest flow
+    register_to: str = ""  # set only while the App has no credentials and the operator asked to register it
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
         env = os.environ if env is None else env
+        app_file = env.get("GITHUB_APP_FILE", "")
+        env = {**_app_file(app_file, registering=bool(env.get("WITNESS_REGISTRATION"))), **env}
+        if env.get("WITNESS_REGISTRATION") and not any(env.get(name) for name in CREDENTIALS):
+            if not app_file:
+                raise SettingsError("cannot start witness-gate; set these environment variables:\n  "
+                                    "GITHUB_APP_FILE: where registration writes the App's credentials")
+            placeholders = {"GITHUB_APP_ID": "-", "GITHUB_PRIVATE_KEY": "PRIVATE KEY", "GITHUB_WEBHOOK_SECRET": "-"}
+            # no one knows this secret, so no webhook verifies until the App is registered and restarted
+            return replace(cls.from_env({**env, **placeholders}), app_id="", private_key="",
+                           webhook_secret=secrets.token_bytes(32), register_to=app_file)
         problems = []
         key = env.get("GITHUB_PRIVATE_KEY", "")
         key_path = env.get("GITHUB_PRIVATE_KEY_PATH", "")
@@ -103,4 +117,27 @@ class Settings:
             admin_token=env.get("WITNESS_ADMIN_TOKEN", ""),
             app_slug=env.get("GITHUB_APP_SLUG", ""),
             retry=retry,
+            github_url=env.get("GITHUB_URL", "https://github.com").rstrip("/"),
         )
+
+
+APP_FILE_KEYS = ("GITHUB_APP_ID", "GITHUB_WEBHOOK_SECRET", "GITHUB_PRIVATE_KEY", "GITHUB_APP_SLUG")
+CREDENTIALS = ("GITHUB_APP_ID", "GITHUB_WEBHOOK_SECRET", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_PATH")
+
+
+def _app_file(path: str, *, registering: bool) -> dict[str, str]:
+    """The credentials the manifest flow wrote (JSON, mode 0600); the environment wins over them."""
+    if not path:
+        return {}
+    try:
+        values = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        if registering:
+            return {}  # not registered yet: the set-up page will write it
+        raise SettingsError(f"cannot start witness-gate: GITHUB_APP_FILE={path} does not exist; register the App "
+                            "first (WITNESS_REGISTRATION=on, then open /setup), or unset GITHUB_APP_FILE") from None
+    except (OSError, ValueError) as exc:
+        raise SettingsError(f"cannot start witness-gate: GITHUB_APP_FILE={path}: cannot read it as JSON ({exc})") from None
+    if not isinstance(values, dict):
+        raise SettingsError(f"cannot start witness-gate: GITHUB_APP_FILE={path}: expected a JSON object")
+    return {name: str(values[name]) for name in APP_FILE_KEYS if values.get(name)}

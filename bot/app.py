@@ -9,6 +9,7 @@ from rq.serializers import JSONSerializer
 
 from appcore.settings import Settings
 from bot.answers import answer
+from bot.registration import registration
 from bot.views import views
 from bot.webhook import webhook
 from witness_gate.store import Store
@@ -28,6 +29,7 @@ def create_app(settings: Settings | None = None, *, redis: Redis | None = None, 
     app.extensions["witness"] = {"settings": settings, "redis": redis, "store": store, "queue": queue}
     app.register_blueprint(webhook)
     app.register_blueprint(views)
+    app.register_blueprint(registration)  # /setup answers 404 unless the operator asked to register
     for status, message in ((413, f"the body is over {MAX_BODY} bytes"), (404, "no such record or route"),
                             (405, "method not allowed here")):
         app.register_error_handler(status, _handler(status, message))
