@@ -128,12 +128,20 @@ def test_the_reconciler_gates_a_missed_head_and_ends_a_stuck_run(stack, double, 
         from witness_gate.store import GateRunRow
 
         s.get(GateRunRow, run.id).updated_at = long_ago
-    Queue(stack.queue, connection=stack.redis, serializer=JSONSerializer).enqueue("worker.jobs.reconcile")
+    unconfigured, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"}, config=None)
+    queue = Queue(stack.queue, connection=stack.redis, serializer=JSONSerializer)
+    queue.enqueue("worker.jobs.reconcile")
     gated = stack.wait_for_check(head)
     assert gated["conclusion"] == "success"
     stack.wait_until(lambda: double.check_runs[5]["status"] == "completed", what="the stuck run to end")
     assert double.check_runs[5]["conclusion"] == "action_required"
     assert "stuck in progress" in double.check_runs[5]["output"]["summary"]
+    # a second pass within the period lists no repository again; a base without .witness.yml is never gated
+    again = queue.enqueue("worker.jobs.reconcile")
+    stack.wait_until(lambda: again.get_status(refresh=True) == "finished", what="the second pass")
+    listed = [c for c in double.calls if c.method == "GET" and c.path == f"/repos/{missed}/pulls"]
+    assert len(listed) == 1, listed
+    assert double.runs_for(double.sha(unconfigured, "patch")) == []
 
 
 def test_a_whole_worker_killed_mid_attempt_still_ends_the_check_run(stack, double, tmp_path):

@@ -2,8 +2,11 @@
 
 import threading
 import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
+from rq import Queue
+from rq.serializers import JSONSerializer
 
 from appstack import check_run_event, comment_event
 from test_app import CALC_PROPS, COIN, GOOD, gate, make_pull
@@ -52,7 +55,7 @@ def test_propose_accept_frozen_expire_and_red_again(stack, double, tmp_path):
     [proposed] = [f for f in ledger.freezes() if f.repo == name]
     assert proposed.state == "proposed" and proposed.assertion_id == "prop_coin"
 
-    say(stack, double, name, "/witness freeze accept 0.004h", comment_id=7001)
+    say(stack, double, name, "/witness freeze accept 24h", comment_id=7001)
     stack.wait_until(lambda: latest(double, head)["conclusion"] == "neutral", what="the check run to say frozen")
     frozen = latest(double, head)
     assert frozen["output"]["title"] == "frozen: prop_coin"
@@ -63,8 +66,12 @@ def test_propose_accept_frozen_expire_and_red_again(stack, double, tmp_path):
     again = stack.wait_for_check(head, count=2)
     assert again["conclusion"] == "neutral" and again["output"]["title"] == "frozen: prop_coin"
 
-    accepted = ledger.get(proposed.id)
-    time.sleep(max(0.0, (accepted.expires_at.replace(tzinfo=None) - _utcnow_naive()).total_seconds()) + 0.5)
+    # the clock runs out with no push: within the reconciler's period the same check run leaves neutral
+    expire_now(stack, proposed.id)
+    reconcile(stack)
+    stack.wait_until(lambda: latest(double, head)["conclusion"] == "action_required", what="the freeze to end")
+    assert latest(double, head)["id"] == again["id"], "re-rendered in place, not a new check run"
+    assert "frozen" not in latest(double, head)["output"]["title"]
     say(stack, double, name, "/witness replay", comment_id=7003)
     red = stack.wait_for_check(head, count=3)
     assert red["conclusion"] == "action_required", red["output"]
@@ -72,10 +79,18 @@ def test_propose_accept_frozen_expire_and_red_again(stack, double, tmp_path):
     assert ledger.get(proposed.id).state == "expired"
 
 
-def _utcnow_naive():
-    from datetime import datetime, timezone
+def expire_now(stack, freeze_id):
+    """Move an accepted freeze's expiry into the past: what the clock would do, without waiting for it."""
+    from witness_gate.store import FreezeRow
 
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    with stack.store.session.begin() as s:
+        s.get(FreezeRow, freeze_id).expires_at = datetime.now(timezone.utc) - timedelta(seconds=1)
+
+
+def reconcile(stack):
+    job = Queue(stack.queue, connection=stack.redis, serializer=JSONSerializer).enqueue("worker.jobs.reconcile")
+    stack.wait_until(lambda: job.get_status(refresh=True) in ("finished", "failed"), what="the reconciler")
+    assert job.get_status() == "finished", job.exc_info
 
 
 def test_revoke_ends_an_accepted_freeze_now(stack, double, tmp_path):

@@ -156,6 +156,25 @@ class Store:
         with self.session() as s:
             return list(s.scalars(select(GateRunRow).order_by(GateRunRow.created_at.desc()).limit(limit)))
 
+    def open_heads(self, repo: str | None = None, label: str | None = None) -> list[GateRunRow]:
+        """The newest run of each pull request (of `repo`, or every repository), when it still stands
+        for an open head: completed, and neither superseded nor ended with its pull request."""
+        query = select(GateRunRow).order_by(GateRunRow.created_at.desc())
+        if repo is not None:
+            query = query.where(GateRunRow.repo == repo)
+        newest: dict[tuple[str, int], GateRunRow] = {}
+        with self.session() as s:
+            for row in s.scalars(query):
+                newest.setdefault((row.repo, row.pr_number), row)
+        return [row for row in newest.values() if row.status == "completed" and row.check_run_id
+                and row.label not in ("superseded", "cancelled") and (label is None or row.label == label)]
+
+    def heads_with_runs(self, repo: str) -> set[tuple[int, str]]:
+        """(pull request, head sha) of every run of `repo`: the heads the reconciler need not gate."""
+        with self.session() as s:
+            return set(s.execute(select(GateRunRow.pr_number, GateRunRow.head_sha)
+                                 .where(GateRunRow.repo == repo)).tuples())
+
     # -- attempts --------------------------------------------------------------------------
     def add_attempt(self, run_id: str, record: dict[str, Any]) -> AttemptRow:
         with self.session.begin() as s:
