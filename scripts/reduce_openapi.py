@@ -29,6 +29,7 @@ OPERATIONS = [
     ("get", "/repos/{owner}/{repo}/contents/{path}"),
     ("get", "/repos/{owner}/{repo}/tarball/{ref}"),
     ("get", "/repos/{owner}/{repo}/git/commits/{commit_sha}"),
+    ("get", "/repos/{owner}/{repo}/compare/{basehead}"),
     ("post", "/repos/{owner}/{repo}/check-runs"),
     ("get", "/repos/{owner}/{repo}/check-runs/{check_run_id}"),
     ("patch", "/repos/{owner}/{repo}/check-runs/{check_run_id}"),
