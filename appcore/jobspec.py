@@ -62,6 +62,8 @@ def gate_job(t: dict[str, Any], delivery: str, reason: str) -> Job:
 
 def head_key(t: dict[str, Any]) -> str:
     """Redis hash of a pull request's newest head ("sha", and "at": when GitHub said so)."""
+    if t.get("merge_group"):  # each queue entry is a head of its own, never one of its pull request
+        return f"witness:head:{t['repo_id']}:{safe_id(t['merge_group'])}"
     return f"witness:head:{t['repo_id']}:{t['pr_number']}"
 
 

@@ -173,11 +173,13 @@ def test_a_broken_config_fails_with_its_line(stack, double, tmp_path):
                                    "annotation_level": "failure", "message": "invalid .witness.yml on the base branch"}]
 
 
-def test_a_repository_without_config_gets_a_neutral_check_that_explains(stack, double, tmp_path):
+def test_a_repository_without_config_gets_no_check_run_and_no_comment(stack, double, tmp_path):
+    # issue 14: a repository that never opted in hears nothing from the App (it was a neutral check run)
     name, _ = make_pull(double, tmp_path, {"src/calc.py": BUGGY}, config=None)
-    run, _ = gate(stack, double, name)
-    assert run["conclusion"] == "neutral"
-    assert "Add one there" in run["output"]["summary"]
+    assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
+    stack.wait_until(lambda: double.calls_to("GET", "/contents/.witness.yml"), what="the worker to look for a config")
+    time.sleep(1)
+    assert double.check_runs == {} and double.comments == []
 
 
 def test_replay_from_a_writer_and_from_a_reader(stack, double, tmp_path):

@@ -47,14 +47,27 @@ def test_github_signature_test_vector():
     ("/witnessreplay", []),
     ("/retest", []),
     ("", []),
+    # HTML comments: GitHub shows none of them, so nothing in them runs (issue 14)
+    ("<!-- /witness replay -->", []),
+    ("<!--\n/witness replay\n-->", []),
+    ("<!-- a template note\n/witness freeze accept 24h\n/witness replay -->", []),
+    ("<!--\n/witness replay\n--> /witness help", []),
+    ("<!-- hidden -->\n/witness replay", [("replay", None)]),
+    ("<!--\nnote\n-->\n/witness replay", [("replay", None)]),
+    ("/witness replay <!-- why: flaky -->", [("replay", None)]),
+    ("```\n<!--\n```\n/witness replay", [("replay", None)]),
 ])
 def test_commands(body, commands):
     assert [(c.name, c.hours) for c in parse(body)] == commands
 
 
 def pr_payload(action="opened"):
-    return {"action": action, "pull_request": {"number": 3, "head": {"sha": "a" * 40}, "base": {"sha": "b" * 40}},
-            "repository": {"full_name": "o/r", "id": 9}, "installation": {"id": 7}}
+    from ghdouble.webhooks import app_payload
+
+    try:
+        return app_payload(f"pull_request.{action}")
+    except KeyError:  # an action with no example of its own: the opened one, with that action
+        return app_payload("pull_request.opened", action=action)
 
 
 @pytest.mark.parametrize("event, payload, funcs", [
@@ -64,6 +77,7 @@ def pr_payload(action="opened"):
     ("pull_request", pr_payload("ready_for_review"), ["worker.jobs.gate_pull_request"]),
     ("pull_request", pr_payload("closed"), ["worker.jobs.cancel_pull_request"]),
     ("pull_request", pr_payload("labeled"), []),
+    ("pull_request", pr_payload("edited"), []),
     ("ping", {}, []),
     ("installation", {"action": "created"}, []),
     ("push", {}, []),
@@ -78,11 +92,17 @@ def test_routing(event, payload, funcs):
         assert routed.note
 
 
+def _broken(change):
+    payload = pr_payload("opened")
+    change(payload)
+    return payload
+
+
 @pytest.mark.parametrize("payload", [
     {"action": "opened"},
-    {"action": "opened", "pull_request": {"number": "x", "head": {"sha": "a"}, "base": {"sha": "b"}},
-     "repository": {"full_name": "o/r", "id": 9}, "installation": {"id": 7}},
-    {"action": "opened", "pull_request": [], "repository": {}, "installation": None},
+    _broken(lambda p: p["pull_request"].update(number="x")),
+    _broken(lambda p: p.update(pull_request=[], repository={}, installation=None)),
+    _broken(lambda p: p.pop("installation")),
 ])
 def test_malformed_payloads_are_a_bad_request(payload):
     with pytest.raises(BadPayload, match="pull_request payload is missing or has a malformed field"):
@@ -284,3 +304,74 @@ def test_a_permission_answer_carries_its_reason(level, allowed):
     assert (answer.allowed, answer.level) == (allowed, level)
     assert answer.reason == (f"@octocat has {level} permission" if allowed
                              else f"needs write permission on this repository; yours is `{level}`")
+
+
+# -- events routed from GitHub's own example payloads (issue 14) ------------------------------------
+def _ours(name, **run):
+    from ghdouble.webhooks import app_payload
+
+    payload = app_payload(name, sender="maintainer")
+    key = "check_run" if name.startswith("check_run") else "check_suite"
+    payload[key].update(run)
+    if key == "check_run":
+        payload[key]["name"] = "witness-gate"
+    return payload
+
+
+def test_a_rerun_with_no_pull_request_listed_still_reaches_the_worker_with_the_runs_record():
+    # GitHub's own example of a Re-run lists no pull request, as for every head in a fork
+    payload = _ours("check_run.rerequested", external_id="rec123")
+    assert payload["check_run"]["pull_requests"] == []
+    [job] = route("check_run", payload, "0f1e2d3c-aaaa").jobs
+    assert job.func == "worker.jobs.handle_action"  # Re-run is checked for write permission like the buttons
+    assert job.kwargs["identifier"] == "rerun" and job.kwargs["external_id"] == "rec123"
+    assert job.kwargs["target"]["pr_number"] == 0 and job.kwargs["actor"] == "maintainer"
+    assert job.kwargs["target"]["head_sha"] == payload["check_run"]["head_sha"]
+    assert job.kwargs["check_run_id"] == payload["check_run"]["id"]
+
+
+def test_a_button_routes_with_its_own_runs_id_and_record():
+    payload = _ours("check_run.requested_action", external_id="rec9")
+    payload["requested_action"]["identifier"] = "accept_freeze"
+    [job] = route("check_run", payload, "d-1").jobs
+    assert (job.func, job.kwargs["identifier"], job.kwargs["external_id"]) == (
+        "worker.jobs.handle_action", "accept_freeze", "rec9")
+    assert job.kwargs["target"]["pr_number"] == payload["check_run"]["pull_requests"][0]["number"]
+    other = _ours("check_run.requested_action")
+    other["check_run"]["name"] = "lint"
+    assert route("check_run", other, "d-2").jobs == []
+
+
+def test_a_check_suite_rerun_asks_for_permission_too():
+    payload = _ours("check_suite.rerequested")
+    [job] = route("check_suite", payload, "d-3").jobs
+    assert (job.func, job.kwargs["identifier"], job.kwargs["check_run_id"]) == ("worker.jobs.handle_action", "rerun", 0)
+    assert job.kwargs["target"]["head_sha"] == payload["check_suite"]["head_sha"]
+
+
+def test_a_merge_queue_entry_is_gated_on_its_merge_commit():
+    from ghdouble.webhooks import app_payload
+
+    payload = app_payload("merge_group.checks_requested")
+    group = payload["merge_group"]
+    [job] = route("merge_group", payload, "d-4").jobs
+    t = job.kwargs["target"]
+    assert job.func == "worker.jobs.gate_pull_request"
+    assert (t["head_sha"], t["base_sha"], t["merge_group"]) == (group["head_sha"], group["base_sha"], group["head_ref"])
+    assert t["pr_number"] == 0  # the merge commit is no pull request's head
+    assert job.kwargs["reason"] == "merge_group.checks_requested of #104"  # from gh-readonly-queue/main/pr-104-<sha>
+    from appcore.jobspec import head_key
+
+    assert head_key(t) != head_key({**t, "merge_group": ""})  # never supersedes the pull request's own head
+    destroyed = app_payload("merge_group.checks_requested", action="destroyed")
+    assert route("merge_group", destroyed, "d-5").jobs == []
+
+
+def test_a_comment_acts_on_at_most_three_commands():
+    from ghdouble.webhooks import app_payload
+
+    payload = app_payload("issue_comment.created", sender="maintainer")
+    payload["issue"]["pull_request"] = {"url": "https://api.github.com/repos/o/r/pulls/1"}
+    payload["comment"]["body"] = "\n".join(["/witness replay"] * 200 + ["/witness help"])
+    [job] = route("issue_comment", payload, "d-6").jobs
+    assert [c["name"] for c in job.kwargs["commands"]] == ["replay"] * 3 and job.kwargs["ignored"] == 198

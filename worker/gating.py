@@ -25,7 +25,8 @@ from witness_gate.verdict import Split, overall_label
 from worker import checks
 from worker.checkout import changed_paths_locally, checkout
 from worker.context import Context, complete, context, log
-from worker.github_api import GitHubApi, GitHubError
+from worker.clients import CheckRunClient, GateClient, PropertyClient
+from worker.github_api import GitHubError
 
 PROPERTY_JOB_TIMEOUT = 3600
 GATING_TTL = 2 * 3600  # a safety net only: completing the run releases the head
@@ -33,21 +34,27 @@ GATING_TTL = 2 * 3600  # a safety net only: completing the run releases the head
 
 # -- gating a head -----------------------------------------------------------------------------
 def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dict[str, Any]:
-    """Create the check run, read config from base, split, refuse or fan out one job per property."""
     ctx = context()
-    api = ctx.api(target)
-    started = _start(ctx, api, target, reason, delivery)
+    return gate_head(ctx, ctx.api(target), target, reason, delivery)
+
+
+def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str, delivery: str) -> dict[str, Any]:
+    """Read config from base, create the check run, split, refuse or fan out one job per property."""
+    heads = _heads(ctx, api, target)
+    if isinstance(heads, dict):
+        return heads
+    head, base, updated = heads
+    raw = api.file_at(CONFIG_NAME, base)
+    if raw is None:  # the repository never opted in: no check run and no comment on any of its heads
+        return {"skipped": f"no {CONFIG_NAME} on the base {base[:12]}"}
+    started = _start(ctx, api, target, (head, base, updated), reason, delivery)
     if isinstance(started, dict):
         return started
     run, target = started
-    head, base = target["head_sha"], target["base_sha"]
-    raw = api.file_at(CONFIG_NAME, base)
     config = plans.config_of(raw, f"{CONFIG_NAME} (base {base[:12]})", required=True)  # decide (pure) ...
     if isinstance(config, plans.Refusal):
         return _refuse_plan(ctx, api, run.id, config)
-    changed, capped = api.changed_files(target["pr_number"])
-    if capped:  # GitHub lists at most 3,000 files: diff the two trees here instead
-        changed = changed_paths_locally(api, target["repo"], base, head)
+    changed, capped = _changed(api, target, base, head)
     decided = plans.plan(config, changed)  # fails closed: a path outside impl, oracle and ignore is impl
     split = decided.split
     details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
@@ -77,16 +84,37 @@ def gate_pull_request(target: dict[str, Any], reason: str, delivery: str) -> dic
     return {"run_id": run.id, "properties": len(targets)}
 
 
-def _start(ctx: Context, api: GitHubApi, target: dict[str, Any], reason: str, delivery: str
-           ) -> tuple[Any, dict[str, Any]] | dict[str, Any]:
-    """The head as it is now, marked newest, with a run and an in-progress check run; or why it is skipped."""
+def _heads(ctx: Context, api: GateClient, target: dict[str, Any]) -> tuple[str, str, str] | dict[str, Any]:
+    """(head, base, GitHub's time) to gate, or why not. The event's head wins over a read of the pull request,
+    which right after a push may still show the previous one; only a newer event's head supersedes it."""
+    if target.get("merge_group"):  # a merge queue's commit: no pull request to read
+        return target["head_sha"], target["base_sha"], ""
     pull = api.pull(target["pr_number"])
     if pull.state != "open":
         return {"skipped": f"pull request is {pull.state}"}
-    if target.get("head_sha") and target["head_sha"] != pull.head_sha:
-        return {"skipped": f"{target['head_sha'][:12]} is no longer the head ({pull.head_sha[:12]} is)"}
-    head, base = pull.head_sha, pull.base_sha
-    ctx.mark_head(target, head, pull.updated_at)  # newer work for this pull request supersedes older work
+    if not target.get("head_sha"):  # a replay: whatever the head is now
+        return pull.head_sha, pull.base_sha, pull.updated_at
+    newest = ctx.current_head(target)
+    if newest and newest != target["head_sha"]:
+        return {"skipped": f"{target['head_sha'][:12]} is no longer the head ({newest[:12]} is)"}
+    return target["head_sha"], target.get("base_sha") or pull.base_sha, target.get("updated_at") or pull.updated_at
+
+
+def _changed(api: GateClient, target: dict[str, Any], base: str, head: str) -> tuple[list[str], bool]:
+    """The changed paths, and whether GitHub's list was cut at 3,000 files."""
+    if target.get("merge_group"):  # a queue entry lists no files: diff the two trees
+        return changed_paths_locally(api, target["repo"], base, head), False
+    changed, capped = api.changed_files(target["pr_number"])
+    if capped:  # GitHub lists at most 3,000 files: diff the two trees here instead
+        changed = changed_paths_locally(api, target["repo"], base, head)
+    return changed, capped
+
+
+def _start(ctx: Context, api: GateClient, target: dict[str, Any], heads: tuple[str, str, str], reason: str,
+           delivery: str) -> tuple[Any, dict[str, Any]] | dict[str, Any]:
+    """The head marked newest, with a run and an in-progress check run; or why it is skipped."""
+    head, base, updated = heads
+    ctx.mark_head(target, head, updated)  # newer work for this pull request supersedes older work
     gating = f"witness:gating:{target['repo_id']}:{target['pr_number']}:{head}"
     if not ctx.redis.set(gating, delivery, nx=True, ex=GATING_TTL):
         # one effective run per head: a replay while one runs would only repeat its verdict
@@ -98,7 +126,7 @@ def _start(ctx: Context, api: GitHubApi, target: dict[str, Any], reason: str, de
     run = ctx.store.add_run(repo=target["repo"], installation_id=target["installation_id"],
                             pr_number=target["pr_number"], head_sha=head, base_sha=base, status="in_progress",
                             details={"reason": reason, "delivery": delivery, "gating_key": gating,
-                                     "repo_id": target["repo_id"]})
+                                     "repo_id": target["repo_id"], "merge_group": target.get("merge_group", "")})
     if job is not None:
         job.meta["run_id"] = run.id
         job.save_meta()
@@ -125,7 +153,7 @@ def _fan_out(ctx: Context, run_id: str, target: dict[str, Any], config: Config, 
                       on_failure=Callback(jobspec.ON_FAILURE))
 
 
-def tamper_holds(api: GitHubApi, base: str, head: str, impl_paths: tuple[str, ...]) -> list[str]:
+def tamper_holds(api: PropertyClient, base: str, head: str, impl_paths: tuple[str, ...]) -> list[str]:
     """The tamper scan of the implementation paths, each file read at base and at head through the API."""
 
     def read(ref: str) -> Callable[[str], bytes | None]:
@@ -141,13 +169,13 @@ def tamper_holds(api: GitHubApi, base: str, head: str, impl_paths: tuple[str, ..
     return tamper.scan_change(impl_paths, read(base), read(head))
 
 
-def _refuse_plan(ctx: Context, api: GitHubApi, run_id: str, refusal: plans.Refusal,
+def _refuse_plan(ctx: Context, api: CheckRunClient, run_id: str, refusal: plans.Refusal,
                  overrides: dict[str, str] | None = None) -> dict[str, Any]:
     complete(ctx, api, run_id, checks.render_plan_refusal(refusal, overrides), refusal.label)
     return {"run_id": run_id, "label": refusal.label}
 
 
-def _refuse(ctx: Context, api: GitHubApi, run_id: str, label: str, title: str, summary: str,
+def _refuse(ctx: Context, api: CheckRunClient, run_id: str, label: str, title: str, summary: str,
             **render: Any) -> dict[str, Any]:
     output = checks.render_refusal(label, title, summary, **render)
     complete(ctx, api, run_id, output, label)
@@ -213,7 +241,7 @@ def failed_before(ctx: Context, run: Any) -> dict[str, str]:
     return found
 
 
-def _pin_from_base(api: GitHubApi, base_sha: str, config: Config, assertion_id: str) -> Pinned:
+def _pin_from_base(api: PropertyClient, base_sha: str, config: Config, assertion_id: str) -> Pinned:
     path = config.fixture_for(assertion_id)
     raw = api.file_at(path, base_sha)
     if raw is None:
@@ -253,7 +281,7 @@ def finish_run(run_id: str, target: dict[str, Any]) -> dict[str, Any]:
     return {"run_id": run_id, "label": label, "conclusion": output.conclusion}
 
 
-def rerender(ctx: Context, api: GitHubApi, run_id: str) -> str:
+def rerender(ctx: Context, api: CheckRunClient, run_id: str) -> str:
     """After an accept or a revoke: the head's check run says what holds now, at once."""
     run = ctx.store.get_run(run_id)
     ledger = Ledger(ctx.store)

@@ -1,13 +1,15 @@
 """The App's jobs, by the dotted path the receiver enqueues them with (`worker.jobs.<name>`).
 
 Each lives in the module of its responsibility: gating a head (worker.gating), people's commands
-(worker.people), work that ends early (worker.failures), the reconciler (worker.reconcile).
+(worker.people), presses on a check run (worker.buttons), work that ends early (worker.failures), the
+reconciler (worker.reconcile).
 """
 
 from worker.context import Context, context  # what every job builds on
 from worker.failures import cancel_pull_request, on_job_failure
 from worker.gating import finish_run, gate_pull_request, rerender, run_property
-from worker.people import handle_action, handle_comment
+from worker.buttons import handle_action
+from worker.people import handle_comment
 from worker.reconcile import reconcile
 
 __all__ = ["Context", "cancel_pull_request", "context", "finish_run", "gate_pull_request", "handle_action",

@@ -1,32 +1,23 @@
-"""People's commands and buttons: replay, accept or revoke a freeze, help — each after a permission answer."""
+"""People's commands: replay, accept or revoke a freeze, help — each after a permission answer, in one reply."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from rq.job import Callback
 
 from appcore import jobspec
-from appcore.commands import HELP_TEXT
+from appcore.commands import HELP_TEXT, MAX_COMMANDS
 from appcore.jobspec import safe_id
 from witness_gate.config import CONFIG_NAME, parse_config
 from witness_gate.ledger import Ledger, Outcome
+from worker.clients import PeopleClient
 from worker.context import Context, context
 from worker.gating import rerender
 
 WRITE = {"admin", "write", "maintain"}
-
-
-class PeopleClient(Protocol):
-    """The GitHub calls people's commands make, and no others."""
-
-    def pull(self, number: int) -> Any: ...
-    def permission(self, username: str) -> str: ...
-    def react(self, comment_id: int, content: str) -> None: ...
-    def comment(self, number: int, body: str) -> None: ...
-    def update_check_run(self, check_run_id: int, body: dict[str, Any]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -46,41 +37,72 @@ class Permission:
 
 
 def handle_comment(target: dict[str, Any], comment_id: int, author: str, commands: list[dict[str, Any]],
-                   delivery: str) -> dict[str, Any]:
+                   delivery: str, ignored: int = 0) -> dict[str, Any]:
     ctx = context()
-    api = ctx.api(target)
-    done = []
+    return answer_comment(ctx, ctx.api(target), target, comment_id, author, commands, delivery, ignored)
+
+
+def answer_comment(ctx: Context, api: PeopleClient, target: dict[str, Any], comment_id: int, author: str,
+                   commands: list[dict[str, Any]], delivery: str, ignored: int = 0) -> dict[str, Any]:
+    """Act on a comment's commands (the receiver passes at most three), then say everything in one reply."""
+    lines: list[str] = []
+    reacted: list[bool] = []
+    show_help = False
+    permission: Permission | None = None
+
+    def acknowledge() -> None:  # one 👀 for the comment, before the check run catches up
+        if not reacted:
+            reacted.append(True)
+            api.react(comment_id, "eyes")
+
     for command in commands:
-        name = command["name"]
-        if name == "help":
-            api.comment(target["pr_number"], HELP_TEXT)
-        elif name == "unknown":
-            api.comment(target["pr_number"], f"@{author} `{command['text']}` is not a witness-gate command.\n\n{HELP_TEXT}")
+        name, text = command["name"], command["text"]
+        if name in ("help", "unknown"):
+            show_help = True
+            if name == "unknown":
+                lines.append(f"`{text}` is not a witness-gate command.")
+            continue
+        permission = permission or Permission.of(api, author)
+        if not permission.allowed:
+            lines.append(f"`{text}` {permission.reason}. Nothing was done.")
+        elif name == "replay":
+            acknowledge()
+            enqueue_gate(ctx, target, f"/witness replay by @{author}", delivery)
         else:
-            permission = Permission.of(api, author)
-            if not permission.allowed:
-                api.comment(target["pr_number"], f"@{author} `{command['text']}` {permission.reason}. Nothing was done.")
-            elif name == "replay":
-                api.react(comment_id, "eyes")
-                _enqueue_gate(ctx, target, f"/witness replay by @{author}", delivery)
-            else:
-                outcome = _freeze_command(ctx, api, target, name, author, command.get("hours"),
-                                          acknowledge=lambda: api.react(comment_id, "eyes"))
-                if not outcome.ok:
-                    api.comment(target["pr_number"], f"@{author} `{command['text']}` refused: {outcome.refusal}.")
-        done.append(name)
-    return {"commands": done}
+            outcome = freeze_command(ctx, api, current_run(ctx, api, target), name, author, command.get("hours"),
+                                     acknowledge)
+            if not outcome.ok:
+                lines.append(f"`{text}` refused: {outcome.refusal}.")
+    if ignored:
+        lines.append(f"Only the first {MAX_COMMANDS} commands of a comment are acted on; {ignored} more "
+                     "were not. Put each in a comment of its own.")
+    reply = reply_text(author, lines, show_help)
+    if reply:
+        api.comment(target["pr_number"], reply)
+    return {"commands": [c["name"] for c in commands], "ignored": ignored, "replied": bool(reply)}
 
 
-def _freeze_command(ctx: Context, api: PeopleClient, target: dict[str, Any], name: str, actor: str,
-                    hours: float | None, acknowledge: Callable[[], None] = lambda: None) -> Outcome:
-    """Accept or revoke on the pull request's current head, acknowledge it, then update its check run."""
+def reply_text(author: str, lines: list[str], show_help: bool) -> str:
+    """One reply for a whole comment: what was refused or not understood, then the commands once if asked."""
+    if not lines and not show_help:
+        return ""
+    return "\n\n".join([f"@{author} " + (lines[0] if lines else "here are the witness-gate commands."),
+                        *lines[1:], *([HELP_TEXT] if show_help else [])])
+
+
+def current_run(ctx: Context, api: PeopleClient, target: dict[str, Any]) -> Any | str:
+    """The newest finished run of the pull request's current head; or why there is none."""
     head = api.pull(target["pr_number"]).head_sha
     runs = [r for r in ctx.store.runs_for_pull(target["repo"], target["pr_number"])
             if r.head_sha == head and r.status == "completed" and r.check_run_id]
-    if not runs:
-        return Outcome([], f"the current head {head[:12]} has no finished witness-gate run yet")
-    run = runs[-1]
+    return runs[-1] if runs else f"the current head {head[:12]} has no finished witness-gate run yet"
+
+
+def freeze_command(ctx: Context, api: PeopleClient, run: Any | str, name: str, actor: str, hours: float | None,
+                   acknowledge: Callable[[], None] = lambda: None) -> Outcome:
+    """Accept or revoke on `run` (or refuse with why there is none), acknowledge it, then update its check run."""
+    if isinstance(run, str):
+        return Outcome([], run)
     config = parse_config(run.details["config_text"], CONFIG_NAME)
     ledger = Ledger(ctx.store)
     ledger.expire_due()
@@ -96,27 +118,13 @@ def _freeze_command(ctx: Context, api: PeopleClient, target: dict[str, Any], nam
     return outcome
 
 
-def handle_action(target: dict[str, Any], identifier: str, actor: str, check_run_id: int, delivery: str) -> dict[str, Any]:
-    ctx = context()
-    api = ctx.api(target)
-    permission = Permission.of(api, actor)
-    if not permission.allowed:
-        api.comment(target["pr_number"], f"@{actor} the `{identifier}` button {permission.reason}. Nothing was done.")
-        return {"refused": actor}
-    if identifier == "replay":
-        _enqueue_gate(ctx, target, f"Replay button by @{actor}", delivery)
-        return {"replayed": True}
-    if identifier == "accept_freeze":
-        outcome = _freeze_command(ctx, api, target, "freeze_accept", actor, None)
-        if not outcome.ok:
-            api.comment(target["pr_number"], f"@{actor} the Accept freeze button was refused: {outcome.refusal}.")
-        return {"accepted": outcome.ok}
-    api.comment(target["pr_number"], f"@{actor} `{identifier}` is not a witness-gate action. Nothing was done.")
-    return {"unsupported": identifier}
-
-
-def _enqueue_gate(ctx: Context, target: dict[str, Any], reason: str, delivery: str) -> None:
-    fresh = {**target, "head_sha": "", "base_sha": ""}  # whatever the head is when the job starts
+def enqueue_gate(ctx: Context, target: dict[str, Any], reason: str, delivery: str, head_sha: str = "",
+                 base_sha: str = "") -> None:
+    """Gate `head_sha` again (by default whatever the head is when the job starts), against the base then."""
+    fresh = {**target, "head_sha": head_sha, "base_sha": base_sha}
     ctx.queue.enqueue(jobspec.GATE, kwargs={"target": fresh, "reason": reason, "delivery": delivery},
                       job_id=safe_id("gate", target["repo_id"], target["pr_number"], "replay", delivery[:12]),
                       on_failure=Callback(jobspec.ON_FAILURE))
+
+
+_enqueue_gate = enqueue_gate  # the reconciler's name for it

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.events import check_run, issue_comment, pull_request
+from bot.events import check_run, issue_comment, merge_group, pull_request
 from appcore.jobspec import BadPayload, Routed
 
 ACKNOWLEDGED = {"ping", "installation", "installation_repositories", "installation_target", "github_app_authorization"}
@@ -13,6 +13,7 @@ HANDLERS = {
     "issue_comment": issue_comment.route,
     "check_run": check_run.route_check_run,
     "check_suite": check_run.route_check_suite,
+    "merge_group": merge_group.route,
 }
 
 

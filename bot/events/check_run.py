@@ -1,13 +1,14 @@
-"""check_run and check_suite: GitHub's Re-run and our action buttons."""
+"""check_run and check_suite: GitHub's Re-run and our action buttons, each for the run it was pressed on."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from appcore import jobspec
-from appcore.jobspec import Job, Routed, gate_job, safe_id, target
+from appcore.jobspec import Job, Routed, safe_id, target
 
 CHECK_NAME = "witness-gate"
+RERUN = "rerun"  # GitHub's Re-run, handled like a button: after the same permission check
 
 
 def route_check_run(payload: dict[str, Any], delivery: str, _app_slug: str):
@@ -16,31 +17,29 @@ def route_check_run(payload: dict[str, Any], delivery: str, _app_slug: str):
     run = payload["check_run"]
     if run.get("name") != CHECK_NAME:
         return Routed(note=f"check_run.{action}: not the {CHECK_NAME} check")
-    pulls = run.get("pull_requests") or []
-    if not pulls:
-        return Routed(note=f"check_run.{action}: no pull request is attached to this check run")
-    pull = pulls[0]
-    t = target(payload, pull["number"], run["head_sha"], pull["base"]["sha"])
-    if action == "rerequested":
-        return Routed([gate_job(t, delivery, "check_run.rerequested")])
-    if action == "requested_action":
-        identifier = payload["requested_action"]["identifier"]
-        kwargs = {"target": t, "identifier": identifier, "actor": payload["sender"]["login"],
-                  "check_run_id": int(run["id"]), "delivery": delivery}
-        return Routed([Job(jobspec.HANDLE_ACTION, kwargs,
-                           safe_id("action", t["repo_id"], t["pr_number"], identifier, delivery[:12]))])
-    return Routed(note=f"check_run.{action}: nothing to do")
+    if action not in ("rerequested", "requested_action"):
+        return Routed(note=f"check_run.{action}: nothing to do")
+    identifier = RERUN if action == "rerequested" else str(payload["requested_action"]["identifier"])
+    return Routed([button_job(payload, run["pull_requests"], run["head_sha"], identifier, delivery,
+                              check_run_id=int(run["id"]), external_id=str(run.get("external_id") or ""))])
 
 
 def route_check_suite(payload: dict[str, Any], delivery: str, _app_slug: str):
 
     action = payload["action"]
-    suite = payload["check_suite"]
     if action != "rerequested":
         return Routed(note=f"check_suite.{action}: nothing to do")
-    pulls = suite.get("pull_requests") or []
-    if not pulls:
-        return Routed(note="check_suite.rerequested: no pull request is attached")
-    pull = pulls[0]
-    return Routed([gate_job(target(payload, pull["number"], suite["head_sha"], pull["base"]["sha"]),
-                            delivery, "check_suite.rerequested")])
+    suite = payload["check_suite"]
+    return Routed([button_job(payload, suite["pull_requests"], suite["head_sha"], RERUN, delivery)])
+
+
+def button_job(payload: dict[str, Any], pulls: list[dict[str, Any]], head_sha: str, identifier: str,
+               delivery: str, check_run_id: int = 0, external_id: str = "") -> Job:
+    """The worker's job for a press on a check run or suite; with no pull request listed (a head in a
+    fork), pr_number is 0 and the worker finds it from our record of the run."""
+    pull = pulls[0] if pulls else None
+    t = target(payload, int(pull["number"]) if pull else 0, str(head_sha), str(pull["base"]["sha"]) if pull else "")
+    kwargs = {"target": t, "identifier": identifier, "actor": payload["sender"]["login"],
+              "check_run_id": check_run_id, "external_id": external_id, "delivery": delivery}
+    return Job(jobspec.HANDLE_ACTION, kwargs, safe_id("action", t["repo_id"], t["pr_number"] or t["head_sha"][:12],
+                                                      identifier, delivery[:12]))
