@@ -43,7 +43,14 @@ def clean_reason(text: str) -> str:
     return "".join(out)
 
 
-def reason_for_exception(exc: BaseException, root: str) -> str:
+def usable_reason(text: str, clean=clean_reason) -> str:
+    """A reason as every evaluation records it: one clean line of at most MAX_REASON characters, else the
+    protocol's own fallback `exit:1` (a reason too long or spread over lines is not a reason)."""
+    reason = clean(text)
+    return reason if reason and "\n" not in text and len(reason) <= MAX_REASON else "exit:1"
+
+
+def reason_for_exception(exc: BaseException, root: str, usable=usable_reason) -> str:
     """`raise:<Type>@<relpath>:<line>` of the innermost frame inside the repository."""
     root = os.path.realpath(root) + os.sep
     where = "?"
@@ -51,24 +58,19 @@ def reason_for_exception(exc: BaseException, root: str) -> str:
         path = os.path.realpath(frame.filename)
         if path.startswith(root):
             where = f"{path[len(root):]}:{frame.lineno}"
-    reason = clean_reason(f"raise:{type(exc).__name__[:80]}@{where}")
-    return reason if len(reason) <= MAX_REASON else "exit:1"
+    return usable(f"raise:{type(exc).__name__[:80]}@{where}")
 
 
-def verdict_of(returned: object) -> tuple[str, str | None]:
+def verdict_of(returned: object, usable=usable_reason, clean=clean_reason) -> tuple[str, str | None]:
     """('pass', None), ('fail', reason) or ('no_verdict', what was wrong) for a return value."""
     if returned is True or returned is None:
         return "pass", None
     if returned is False:
         return "fail", "false"
     if isinstance(returned, str) and returned.strip():
-        reason = returned.strip()
-        if "\n" in reason or len(reason) > MAX_REASON:
-            return "fail", "exit:1"  # the protocol's own fallback for an unusable reason line
-        reason = clean_reason(reason)
-        return "fail", reason if len(reason) <= MAX_REASON else "exit:1"
+        return "fail", usable(returned.strip())
     return "no_verdict", (
-        f"the property returned {type(returned).__name__} {clean_reason(repr(returned))[:60]}; return True or "
+        f"the property returned {type(returned).__name__} {clean(repr(returned))[:60]}; return True or "
         "None to pass, False or a short reason string to fail"
     )
 

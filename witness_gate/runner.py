@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate.canonical import canonical_bytes
-from witness_gate.harness import MAX_REASON, VERDICT_MARK, clean_reason
+from witness_gate.harness import VERDICT_MARK, usable_reason
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
 
 DETAIL_CHARS = 2000
@@ -117,8 +117,7 @@ def _protocol_verdict(code: int, stdout: bytes, detail: str, seconds: float) -> 
         return Evaluation("pass", None, detail, seconds)
     if code == 1:
         lines = [ln.strip() for ln in stdout.decode("utf-8", errors="replace").splitlines() if ln.strip()]
-        reason = clean_reason(lines[-1]) if lines else ""
-        return Evaluation("fail", reason if reason and len(reason) <= MAX_REASON else "exit:1", detail, seconds)
+        return Evaluation("fail", usable_reason(lines[-1] if lines else ""), detail, seconds)
     return Evaluation("transport", f"exit:{code}", detail, seconds)
 
 
@@ -147,6 +146,5 @@ def _harness_verdict(code: int, key: str, stdout: bytes, detail: str, seconds: f
     if outcome == "pass" and code == 0:
         return Evaluation("pass", None, detail, seconds)
     if outcome == "fail" and code == 1 and said:
-        reason = clean_reason(said)
-        return Evaluation("fail", reason if len(reason) <= MAX_REASON else "exit:1", detail, seconds)
+        return Evaluation("fail", usable_reason(said), detail, seconds)
     return Evaluation("transport", "no_verdict", f"exit {code} disagrees with the verdict {outcome!r}", seconds)
