@@ -463,7 +463,7 @@ FILLS_THE_ENVIRONMENT = ("import os\n"
 @pytest.mark.parametrize("mode, fits", [("bwrap", False), ("none", True)])
 def test_what_the_set_up_keeps_is_capped_by_the_sandbox(checkout, cache, monkeypatch, mode, fits):
     # 192 MiB of environment against a 64 MiB cap: refused under bubblewrap; the control, no sandbox, keeps it all
-    import witness_gate.environment as environments
+    import witness_gate.setup_run as environments
     from dataclasses import replace
 
     monkeypatch.setattr(environments, "SETUP_LIMITS", replace(environments.SETUP_LIMITS, space_bytes=64 * 1024**2))
@@ -509,7 +509,7 @@ def test_the_set_up_reaches_no_host_folder_and_its_environment_is_handed_over_by
 ])
 def test_an_environment_that_cannot_be_kept_is_a_set_up_failure_not_a_traceback(checkout, cache, monkeypatch,
                                                                                   script, shown):
-    import witness_gate.environment as environments
+    import witness_gate.setup_run as environments
     from dataclasses import replace
 
     monkeypatch.setattr(environments, "SETUP_LIMITS", replace(environments.SETUP_LIMITS, space_bytes=256 * 1024**2))
