@@ -39,15 +39,15 @@ class _BudgetSpent(Exception):
     pass
 
 
-# coarse to fine: structure first (it removes the most per evaluation), then values, then the
-# moves that keep a relation between values (they probe pairs and groups, so they come last)
+# coarse to fine: structure first (it removes the most per evaluation), then numbers that move
+# together (copies of one value, pairs in step) before each value alone
 MOVES = (
     delete_structure,
     lift_descendants,
     merge_sibling_lists,
-    simplify_values,
     shrink_equal_values,
     shift_pairs,
+    simplify_values,
 )
 
 

@@ -15,7 +15,7 @@ def smaller_int(search: Search, path: Path, number: int) -> bool:
     if number < 0 and search.consider(set_node(search.current, path, -number)):
         number, changed = -number, True
     sign = 1 if number > 0 else -1
-    return _toward_zero(search, abs(number), lambda m: {path: sign * m}, guard=False) or changed
+    return _toward_zero(search, abs(number), lambda m: {path: sign * m}) or changed
 
 
 def shrink_equal_values(search: Search) -> bool:
@@ -36,8 +36,9 @@ def shrink_equal_values(search: Search) -> bool:
 
 
 def shift_pairs(search: Search) -> bool:
-    """For neighbouring integers (in document order, across containers) of one sign, drive the smaller
-    toward zero while the other keeps their difference (shift) or their sum (transfer).
+    """For neighbouring integers (in document order, across containers), drive the one nearer zero
+    toward zero while the other keeps their difference (shift) or their sum (transfer); then try the
+    farther one mirrored across the nearer (the distance kept, its sign flipped).
 
     `[2147483647, 2147483646]` that must differ by one becomes `[10, 9]` in one search; a sum split over
     two lists (`[[-18664], [-14105]]`) becomes `[[-32768], [-1]]`.
@@ -48,13 +49,13 @@ def shift_pairs(search: Search) -> bool:
         leaves = list(int_leaves(search.current))
         if index + 1 >= len(leaves):
             return changed
-        (p, a), (q, b) = leaves[index], leaves[index + 1]
-        if a != 0 and b != 0 and (a > 0) == (b > 0):
-            if abs(b) < abs(a):
-                (p, a), (q, b) = (q, b), (p, a)
+        (p, a), (q, b) = sorted(leaves[index : index + 2], key=lambda leaf: abs(leaf[1]))
+        if a != 0:
             changed |= _in_step(search, p, a, q, b, keep="difference")
             a, b = get_node(search.current, p), get_node(search.current, q)
             changed |= a != 0 and _in_step(search, p, a, q, b, keep="sum")
+            a, b = get_node(search.current, p), get_node(search.current, q)
+        changed |= abs(2 * a - b) < abs(b) and search.consider(set_node(search.current, q, 2 * a - b))
         index += 1
 
 
@@ -84,17 +85,10 @@ def _in_step(search: Search, p: Path, a: int, q: Path, b: int, *, keep: str) -> 
     return _toward_zero(search, abs(a), moved)
 
 
-def _toward_zero(search: Search, magnitude: int, changes: Callable[[int], dict[Path, int]],
-                 *, guard: bool = True) -> bool:
-    """Commit the smallest magnitude m < `magnitude` whose changes still fail, if any.
-
-    With `guard`, one probe one unit down comes first: a move that cannot take a single step is
-    given up for one evaluation, not a search (moves over pairs and groups are many and mostly idle).
-    """
+def _toward_zero(search: Search, magnitude: int, changes: Callable[[int], dict[Path, int]]) -> bool:
+    """Commit the smallest magnitude m < `magnitude` whose changes still fail, if any."""
     def fails(m: int) -> bool:
         return search.would_accept(set_nodes(search.current, changes(m)))
 
-    if magnitude == 0 or (guard and not fails(magnitude - 1)):
-        return False
     best = find_smallest(fails, magnitude)
     return best < magnitude and search.consider(set_nodes(search.current, changes(best)))

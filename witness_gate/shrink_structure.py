@@ -80,18 +80,19 @@ def _reduce_structure(search: Search, path: Path) -> bool:
 def _delete_longest_run(search: Search, path: Path, index: int, node: dict | list) -> bool:
     """Delete the longest run of children from `index` that keeps the failure.
 
-    Everything from `index` on goes first, in one probe: a wide fixture usually has one
-    culprit, and one probe for the whole tail saves a search.
+    The child at `index` alone first; then everything from it on, in one probe (a wide fixture
+    usually has one culprit, and one probe for the whole tail saves a search); then the search.
     """
     room = len(node) - index
 
     def without(count: int) -> Any:
         return set_node(search.current, path, drop_run(node, index, count))
 
+    if not search.would_accept(without(1)):
+        return False  # the child is needed, so (as bisection presumes) is every run that holds it
     if room > 1 and search.consider(without(room)):
         return True
-    count = find_largest(lambda k: search.would_accept(without(k)), room)
-    return count > 0 and search.consider(without(count))
+    return search.consider(without(find_largest(lambda k: search.would_accept(without(k)), room)))
 
 
 def _lift(search: Search, path: Path) -> bool:

@@ -104,16 +104,30 @@ def find_largest(holds: Callable[[int], bool], limit: int) -> int:
 
 
 def find_smallest(holds: Callable[[int], bool], limit: int) -> int:
-    """Smallest k in [0, limit] with holds(k), taking holds(limit) as given.
+    """Smallest k in [0, limit] with holds(k), taking holds(limit) as given (bisection presumes that
+    holds is monotone; every probe is still checked by the caller's door).
 
-    Small targets first (0, 1, 2, 4, ...), then bisection between the last target that did not
-    hold and the first that did: a number far from zero whose failure needs only a small value
-    costs a few probes, not a walk down from where it started.
+    From both ends at once: small targets up from zero (0, 1, 2, 4, ...) and steps down from the
+    limit (1, 2, 4, ... below it), each bracket closed by bisection. A number far from zero whose
+    failure needs only a small value costs a few probes, and so does one that can barely move; a
+    number that cannot move one step down is given up after the first step.
     """
-    below, target = -1, 0
-    while target < limit and not holds(target):
-        below, target = target, (1 if target == 0 else target * 2)
-    above = min(target, limit)
+    below, above = -1, limit  # holds(below) is false (or below is -1), holds(above) is true
+    target, step = 0, 1
+    while above - below > 1:
+        if below < target < above:
+            if holds(target):
+                above = target
+                break
+            below, target = target, (1 if target == 0 else target * 2)
+        down = limit - step
+        if below < down < above:
+            if not holds(down):
+                below = down
+                break
+            above, step = down, step * 2
+        elif target >= above:
+            break
     while above - below > 1:
         mid = (below + above) // 2
         if holds(mid):

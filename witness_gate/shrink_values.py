@@ -24,9 +24,15 @@ def simplify_values(search: Search) -> bool:
 
 def _reduce_value(search: Search, path: Path) -> bool:
     node = get_node(search.current, path)
-    for simpler in simpler_values(node):
-        if search.consider(set_node(search.current, path, simpler)):
-            return True
+    simplest, *rest = simpler_values(node) or [None]
+    if node is None or search.consider(set_node(search.current, path, simplest)):
+        return node is not None
+    # null comes last: after a shorter string or a smaller number it is seldom smaller still
+    return _reduce_typed(search, path, node) or any(
+        search.consider(set_node(search.current, path, simpler)) for simpler in rest)
+
+
+def _reduce_typed(search: Search, path: Path, node: Any) -> bool:
     if isinstance(node, dict):
         return _empty_a_key(search, path, node) or absorb_neighbours(search, path, node)
     if isinstance(node, list):
