@@ -63,6 +63,29 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     lock = read_lock(args.lock)
     load_pinned(lock, Path.cwd())
     witness = read_witness(args.witness)
+    problems = _witness_problems(args, witness, lock)
+    record_path = Path(args.witness).parent / f"{args.assertion}{ATTEMPT_SUFFIX}"
+    if not record_path.is_file():
+        problems.append(f"no attempt record {record_path.name} beside the witness; only what `check` recorded "
+                        "as a flake may be frozen")
+    else:
+        stored, verdict = _decide_again(record_path, args.expires_in_hours, lock)
+        problems += _record_problems(record_path.name, args, stored, verdict, witness)
+    if args.expires_in_hours > config.max_hours:
+        problems.append(f"--expires-in-hours {args.expires_in_hours:g} is beyond freeze.max_hours ({config.max_hours:g})")
+    if problems:
+        raise local.InputError("freeze refused: " + "; ".join(problems))
+    record = recordkey.seal(_freeze_record(args, witness, lock, stored, verdict),
+                            recordkey.establish(Path.cwd()))  # `run --freezes` refuses it unsealed
+    if args.out:
+        write_json_atomic(args.out, record)
+        print(f"freeze record for {args.assertion} until {record['expires_at']} -> {args.out}")
+    else:
+        print(json.dumps(record, indent=2, sort_keys=True))
+    return EXIT_OK
+
+
+def _witness_problems(args: argparse.Namespace, witness: dict, lock) -> list[str]:
     problems = []
     if witness["assertion_id"] != args.assertion:
         problems.append(f"the witness belongs to {witness['assertion_id']}, not {args.assertion}")
@@ -71,36 +94,39 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     kind = classify(args.failures, args.runs, True, False)
     if kind != "flake":
         problems.append(f"{args.failures} failures in {args.runs} runs is {kind}, not a flake; only a flake may be frozen")
-    record_path = Path(args.witness).parent / f"{args.assertion}{ATTEMPT_SUFFIX}"
-    if not record_path.is_file():
-        problems.append(f"no attempt record {record_path.name} beside the witness; only what `check` recorded "
-                        "as a flake may be frozen")
-    else:
-        # the verdict comes again from the record's evidence rows, never from its stored totals or label
-        stored = load_attempt(record_path)
-        recorded = stored.record.get("split") or {}  # the split `check` or `run` gated with
-        split = Split(recorded.get("impl_changed") is True, recorded.get("oracle_changed") is True)
-        verdict = decide_property(
-            stored.binding, stored.evidence, split, stored.policy,
-            expires_in_hours=args.expires_in_hours, now=datetime.now(timezone.utc),
-            digest_matches=stored.binding.fixture_digest == lock.fixture_digest,
-        )
-        if stored.binding.assertion_id != args.assertion:
-            problems.append(f"{record_path.name} records {stored.binding.assertion_id}, not {args.assertion}")
-        if (verdict.failures, verdict.runs) != (args.failures, args.runs):
-            problems.append(f"{record_path.name} recorded {verdict.failures}/{verdict.runs}, "
-                            f"not {args.failures}/{args.runs}")
-        if stored.evidence is None or stored.evidence.witness_hash != witness["witness_hash"]:
-            problems.append(f"{record_path.name} recorded another witness")
-        if not verdict.proposes_freeze:  # exactly when the gate proposes a freeze
-            problems.append(f"{record_path.name} is labelled {verdict.label} "
-                            f"({', '.join(verdict.hold_reasons) or 'no hold reason'}), not a flake")
-    if args.expires_in_hours > config.max_hours:
-        problems.append(f"--expires-in-hours {args.expires_in_hours:g} is beyond freeze.max_hours ({config.max_hours:g})")
-    if problems:
-        raise local.InputError("freeze refused: " + "; ".join(problems))
+    return problems
+
+
+def _decide_again(record_path: Path, expires_in_hours: float, lock):
+    """The verdict comes again from the record's evidence rows, never from its stored totals or label."""
+    stored = load_attempt(record_path)
+    recorded = stored.record.get("split") or {}  # the split `check` or `run` gated with
+    split = Split(recorded.get("impl_changed") is True, recorded.get("oracle_changed") is True)
+    verdict = decide_property(
+        stored.binding, stored.evidence, split, stored.policy,
+        expires_in_hours=expires_in_hours, now=datetime.now(timezone.utc),
+        digest_matches=stored.binding.fixture_digest == lock.fixture_digest,
+    )
+    return stored, verdict
+
+
+def _record_problems(name: str, args: argparse.Namespace, stored, verdict, witness: dict) -> list[str]:
+    problems = []
+    if stored.binding.assertion_id != args.assertion:
+        problems.append(f"{name} records {stored.binding.assertion_id}, not {args.assertion}")
+    if (verdict.failures, verdict.runs) != (args.failures, args.runs):
+        problems.append(f"{name} recorded {verdict.failures}/{verdict.runs}, not {args.failures}/{args.runs}")
+    if stored.evidence is None or stored.evidence.witness_hash != witness["witness_hash"]:
+        problems.append(f"{name} recorded another witness")
+    if not verdict.proposes_freeze:  # exactly when the gate proposes a freeze
+        problems.append(f"{name} is labelled {verdict.label} "
+                        f"({', '.join(verdict.hold_reasons) or 'no hold reason'}), not a flake")
+    return problems
+
+
+def _freeze_record(args: argparse.Namespace, witness: dict, lock, stored, verdict) -> dict:
     now = datetime.now(timezone.utc)
-    record = {
+    return {
         "state": "proposed",
         "assertion_id": args.assertion,
         "property_id": witness.get("property_id"),
@@ -117,13 +143,6 @@ def cmd_freeze(args: argparse.Namespace) -> int:
         "created_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "accepted_by": _user(),  # whoever runs `freeze` is the person who accepts it
     }
-    record = recordkey.seal(record, recordkey.establish(Path.cwd()))  # `run --freezes` refuses it unsealed
-    if args.out:
-        write_json_atomic(args.out, record)
-        print(f"freeze record for {args.assertion} until {record['expires_at']} -> {args.out}")
-    else:
-        print(json.dumps(record, indent=2, sort_keys=True))
-    return EXIT_OK
 
 
 def _user() -> str:
