@@ -152,14 +152,16 @@ def callback() -> Response | tuple[Response, int]:
         return answer(400, "the state GitHub sent back is not one this server gave out (or it is over an hour "
                       "old, or used); nothing was registered here: start again at /setup")
     try:
-        values = credentials(exchange(settings.api_url, code, settings.retry.timeout))
+        conversion = exchange(settings.api_url, code, settings.retry.timeout)
+        values = credentials(conversion)
         write_private(settings.register_to, values)
     except RegistrationError as exc:
         return answer(exc.status, str(exc))
-    log.info("registered GitHub App %s (%s); its credentials are in %s", values["GITHUB_APP_ID"],
-             values["GITHUB_APP_SLUG"], settings.register_to)
+    owner = str((conversion.get("owner") or {}).get("login", "?"))  # so the operator sees whose App this is
+    log.info("registered GitHub App %s (%s, owned by %s); its credentials are in %s", values["GITHUB_APP_ID"],
+             values["GITHUB_APP_SLUG"], owner, settings.register_to)
     return _page("witness-gate is registered", DONE, app_id=values["GITHUB_APP_ID"], slug=values["GITHUB_APP_SLUG"],
-                 path=settings.register_to, install=values["installation_url"])
+                 owner=owner, path=settings.register_to, install=values["installation_url"])
 
 
 def _page(title: str, template: str, **values: Any) -> Response:
@@ -182,7 +184,8 @@ confirm, then sends you back here; this server then keeps the App's credentials 
 
 DONE = """
 <h1>witness-gate is registered</h1>
-<p>GitHub App <code id="slug">{{ slug }}</code> (id <code id="app-id">{{ app_id }}</code>). Its id, webhook secret
+<p>GitHub App <code id="slug">{{ slug }}</code> (id <code id="app-id">{{ app_id }}</code>), owned by
+<code id="owner">{{ owner }}</code>. Its id, webhook secret
 and private key are in <code id="path">{{ path }}</code> (mode 0600).</p>
 <ol><li><a id="install" href="{{ install }}">Install the App</a> on the repositories to gate.</li>
 <li>Restart witness-gate with <code>GITHUB_APP_FILE={{ path }}</code> and without <code>WITNESS_REGISTRATION</code>

@@ -146,7 +146,8 @@ def test_registration_for_an_organization_goes_to_its_settings(double, tmp_path)
     client, path = registering(double, tmp_path)
     bad = client.get("/setup?org=../evil")
     assert bad.status_code == 400 and "not a GitHub account name" in bad.get_json()["message"]
-    assert client.get(confirm_on_github(client, double, org="acme")).status_code == 200
+    done = client.get(confirm_on_github(client, double, org="acme"))
+    assert done.status_code == 200 and '<code id="owner">acme</code>' in done.get_data(as_text=True)
     assert double.manifests.converted[0]["owner"]["login"] == "acme"
 
 
