@@ -112,7 +112,12 @@ def decide_property(
     if holds:
         verdict.hold_reasons = holds
         return verdict
+    return _combine(verdict, t, evidence, failures, every_replay_failed, match, failed_before)
 
+
+def _combine(verdict: Verdict, t: "_Tables", evidence: Evidence, failures: int, every_replay_failed: bool,
+             match: FreezeMatch | None, failed_before: str) -> Verdict:
+    """SPEC §6's rows once nothing holds: the three tables agree on a label, or they disagree (a hold)."""
     if t.gate is gate.Gate.REJECT and (t.budget is budget.Decision.REJECT_PATCH or every_replay_failed):
         verdict.label = "regression"
     elif (t.gate is gate.Gate.FREEZE_CANDIDATE and t.kind == "flake" and t.allowed
