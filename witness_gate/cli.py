@@ -71,36 +71,48 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_add_pin, _add_check, _add_classify, _add_freeze, _add_run, _add_freezes):
+        add(sub)
+    return parser
 
+
+def _add_runner_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", type=_positive_int, help="replays of each witness (default: .witness.yml policy.runs)")
+    p.add_argument("--seed", help="override the pinned seed")
+    p.add_argument("--sandbox", choices=sandboxes.MODES, default="auto",
+                   help="auto (default): bubblewrap when installed, else a plain subprocess with a warning")
+    p.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
+    p.add_argument("--freezes", metavar="FILE|DIR",
+                   help="freeze records written by `freeze --out` (sealed); passing them accepts them: a flake "
+                        "that matches one, on its own retained witness, is frozen")
+
+
+def _add_pin(sub) -> None:
     p = sub.add_parser("pin", help="hash a fixture into a lock (path, digest, generator version, seed)")
     p.add_argument("--fixture", required=True, help="the fixture file (JSON, or the header form)")
     p.add_argument("--generator-version", required=True, type=_nonneg_int, help="recorded in the lock")
     p.add_argument("--out", required=True, help="where to write the lock")
     p.add_argument("--seed", help="seed when the fixture has no header (default: .witness.yml, then '0')")
 
-    def add_runner_flags(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--runs", type=_positive_int, help="replays of each witness (default: .witness.yml policy.runs)")
-        p.add_argument("--seed", help="override the pinned seed")
-        p.add_argument("--sandbox", choices=sandboxes.MODES, default="auto",
-                       help="auto (default): bubblewrap when installed, else a plain subprocess with a warning")
-        p.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
-        p.add_argument("--freezes", metavar="FILE|DIR",
-                       help="freeze records written by `freeze --out` (sealed); passing them accepts them: a flake "
-                            "that matches one, on its own retained witness, is frozen")
 
+def _add_check(sub) -> None:
     p = sub.add_parser("check", help="run every property on the locked fixture; shrink, retain and replay failures",
                        epilog=SETUP_EPILOG)
     p.add_argument("--lock", required=True, help="a lock written by `pin`")
     p.add_argument("--properties", required=True, help="directory of prop_* functions")
     p.add_argument("--out", required=True, help="directory for witnesses and attempt records")
-    add_runner_flags(p)
+    _add_runner_flags(p)
 
+
+def _add_classify(sub) -> None:
     p = sub.add_parser("classify", help="label each recorded attempt against the changed paths (reads records only)")
     p.add_argument("--lock", required=True)
     p.add_argument("--witnesses", required=True, help="the --out directory of `check`")
     p.add_argument("--diff-paths", required=True, help="file with one changed repository path per line")
     p.add_argument("--json", action="store_true", help="print a JSON list instead of lines")
 
+
+def _add_freeze(sub) -> None:
     p = sub.add_parser("freeze", help="write a freeze record for a flake; refuses anything else")
     p.add_argument("--assertion", required=True)
     p.add_argument("--lock", required=True)
@@ -110,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--expires-in-hours", required=True, type=_hours)
     p.add_argument("--out", help="where to write the record (default: print it)")
 
+
+def _add_run(sub) -> None:
     p = sub.add_parser("run", help="the whole gate on a local git repository, base against head",
                        description="The whole gate between two commits: .witness.yml and the fixtures come from "
                                    "BASE, the code from HEAD. If .witness.yml has a setup: section, it runs once per "
@@ -121,11 +135,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--head", default="HEAD", help="head commit (default: HEAD)")
     p.add_argument("--out", default=".artifacts/witness-gate",
                    help="records go to OUT/<head sha> (default: .artifacts/witness-gate)")
-    add_runner_flags(p)
+    _add_runner_flags(p)
+
+
+def _add_freezes(sub) -> None:
     p = sub.add_parser("freezes", help="list the freeze ledger of the App's record store (DATABASE_URL)")
     p.add_argument("--database-url", help="SQLAlchemy URL (default: $DATABASE_URL, else sqlite:///witness.db)")
     p.add_argument("--json", action="store_true", help="print a JSON list, audit trail included")
-    return parser
 
 
 SETUP_EPILOG = (f"environment: {HOSTS_ENV} (hosts a setup: step may reach; default "
