@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -15,29 +16,65 @@ from witness_gate.store import DEFAULT_DATABASE_URL
 
 
 @dataclass(frozen=True)
+class Step:
+    """What to do after a failed GitHub request: `retry` or `wait` `seconds` here, `defer` the whole job
+    `seconds` later (a wait too long for a worker to sleep through), or `fail` now."""
+
+    kind: str
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
 class RetryPolicy:
     """How long to wait before another try of a GitHub request, or None when another try cannot help."""
 
-    attempts: int = 4
+    attempts: int = 4  # tries against errors (5xx, no answer)
     backoff: float = 1.0  # seconds; doubles each attempt
-    max_wait: float = 60.0  # a rate limit that resets later than this fails now, with the reason
+    max_wait: float = 10.0  # the longest rate-limit wait slept in the worker; longer ones defer the job
     timeout: float = 15.0  # per request
+    waits: int = 4  # rate-limit waits slept in one call: a budget of their own, not the errors'
+    max_defer: float = 1800.0  # a rate limit that resets later than this fails now, with the reason
+    secondary_wait: float = 60.0  # GitHub: wait at least a minute after a secondary rate limit
 
-    def wait(self, status: int, headers: dict[str, Any], attempt: int) -> float | None:
+    def rate_limit(self, status: int, headers: dict[str, Any], secondary: bool = False) -> float | None:
+        """Seconds a rate limit asks for, or None when the answer is no rate limit. `secondary`: the
+        message says so (GitHub sends secondary limits as 403 or 429, often with neither header)."""
         lowered = {str(k).lower(): v for k, v in headers.items()}
-        limited = status == 429 or (status == 403 and (lowered.get("retry-after") is not None
+        after, reset = lowered.get("retry-after"), lowered.get("x-ratelimit-reset")
+        limited = status == 429 or (status == 403 and (secondary or after is not None
                                                          or lowered.get("x-ratelimit-remaining") == "0"))
-        if limited:
-            if lowered.get("retry-after") is not None:
-                wait = float(lowered["retry-after"])
-            elif lowered.get("x-ratelimit-reset") is not None:
-                wait = max(0.0, float(lowered["x-ratelimit-reset"]) - time.time())
-            else:
-                wait = 60.0  # GitHub's advice for a secondary limit without a header
-            return wait if wait <= self.max_wait else None
+        if not limited:
+            return None
+        if after is not None:
+            wait = float(after)
+        elif reset is not None and not secondary:
+            wait = max(0.0, float(reset) - time.time())
+        else:
+            wait = self.secondary_wait  # GitHub's advice for a limit without a header
+        return max(wait, self.secondary_wait) if secondary else wait
+
+    def wait(self, status: int, headers: dict[str, Any], attempt: int, secondary: bool = False) -> float | None:
+        """Seconds to sleep before try `attempt` + 1 here, or None when sleeping here cannot help."""
+        rate = self.rate_limit(status, headers, secondary)
+        if rate is not None:
+            return rate if rate <= self.max_wait else None
         if status == 0 or status >= 500:
             return self.backoff * 2 ** (attempt - 1)
         return None  # 4xx: asking again changes nothing
+
+    def step(self, status: int, headers: dict[str, Any], *, errors: int, waits: int, secondary: bool = False) -> Step:
+        """The next step after `errors` error retries and `waits` rate-limit waits already spent."""
+        rate = self.rate_limit(status, headers, secondary)
+        if rate is not None:
+            if rate > self.max_defer:
+                return Step("fail")
+            if rate > self.max_wait or waits >= self.waits:
+                return Step("defer", max(rate, 1.0))
+            return Step("wait", rate)
+        wait = self.wait(status, headers, errors + 1)
+        if wait is None or errors + 1 >= self.attempts:
+            return Step("fail")
+        return Step("retry", wait)
 
 
 class SettingsError(RuntimeError):
@@ -60,6 +97,7 @@ class Settings:
     retry: RetryPolicy = RetryPolicy()
     github_url: str = "https://github.com"  # the web host: github.com, or the GHES host, for the manifest flow
     register_to: str = ""  # set only while the App has no credentials and the operator asked to register it
+    cache: Path = Path(tempfile.gettempdir())  # WITNESS_CACHE: checkouts, git objects, set-up environments
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -94,10 +132,13 @@ class Settings:
         try:
             retry = RetryPolicy(attempts=int(env.get("WITNESS_GITHUB_ATTEMPTS", 4)),
                                 backoff=float(env.get("WITNESS_GITHUB_BACKOFF", 1.0)),
-                                max_wait=float(env.get("WITNESS_GITHUB_MAX_WAIT", 60.0)),
-                                timeout=float(env.get("WITNESS_GITHUB_TIMEOUT", 15.0)))
+                                max_wait=float(env.get("WITNESS_GITHUB_MAX_WAIT", 10.0)),
+                                timeout=float(env.get("WITNESS_GITHUB_TIMEOUT", 15.0)),
+                                waits=int(env.get("WITNESS_GITHUB_WAITS", 4)),
+                                max_defer=float(env.get("WITNESS_GITHUB_MAX_DEFER", 1800.0)))
         except ValueError:
-            problems.append("WITNESS_GITHUB_ATTEMPTS, _BACKOFF, _MAX_WAIT, _TIMEOUT: numbers (attempts a whole one)")
+            problems.append("WITNESS_GITHUB_ATTEMPTS, _BACKOFF, _MAX_WAIT, _TIMEOUT, _WAITS, _MAX_DEFER: numbers "
+                            "(attempts and waits whole ones)")
         sandbox = env.get("WITNESS_SANDBOX", "bwrap")
         if sandbox not in ("bwrap", "none"):
             problems.append(f"WITNESS_SANDBOX={sandbox}: must be bwrap (default) or none")
@@ -118,6 +159,7 @@ class Settings:
             app_slug=env.get("GITHUB_APP_SLUG", ""),
             retry=retry,
             github_url=env.get("GITHUB_URL", "https://github.com").rstrip("/"),
+            cache=Path(env.get("WITNESS_CACHE") or tempfile.gettempdir()),
         )
 
 

@@ -154,7 +154,7 @@ def test_a_mixed_edit_is_refused_before_anything_runs(stack, double, tmp_path):
     run, _ = gate(stack, double, name)
     assert run["conclusion"] == "failure" and run["output"]["title"].startswith("mixed_edit")
     assert [a["path"] for a in run["annotations"]] == ["tests/properties/test_calc.py"]
-    assert double.calls_to("GET", "/tarball/") == []  # no code was fetched, so none ran
+    assert double.calls_to("POST", ".git/git-upload-pack") == []  # no code was fetched, so none ran
 
 
 def test_an_oracle_only_change_needs_an_oracle_review(stack, double, tmp_path):
@@ -265,7 +265,7 @@ def test_more_than_3000_changed_files_are_diffed_from_the_trees(stack, double, t
     name, _ = make_pull(double, tmp_path, {**many, "tests/properties/test_calc.py": CALC_PROPS + "\n# weaker\n"})
     run, _ = gate(stack, double, name)
     assert run["conclusion"] == "failure" and run["output"]["title"].startswith("mixed_edit"), run["output"]
-    assert double.calls_to("GET", "/tarball/")  # both trees were fetched and compared
+    assert double.calls_to("GET", "/compare/") and double.calls_to("POST", ".git/git-upload-pack")  # merge base and head fetched
 
 
 def test_closing_the_pull_request_cancels_pending_work(stack, double, tmp_path):

@@ -21,7 +21,7 @@ def tidy(double, tmp_path):
     ("PATCH", "/check-runs/", 403, {"X-RateLimit-Remaining": "0",
                                     "X-RateLimit-Reset": str(int(time.time()) + 1)}, 1),
     ("GET", "/pulls/7", 401, {}, 1),  # an installation token that expired early: refreshed once
-    ("GET", "/tarball/", 502, {}, 1),
+    ("GET", ".git/info/refs", 502, {}, 1),  # the head is fetched with git
 ])
 def test_transient_faults_are_retried_and_the_gate_finishes(stack, double, tmp_path, method, fragment, status,
                                                             headers, times):

@@ -1,15 +1,19 @@
 """The worker's GitHub client against the double over real HTTP: completing a check run, rate limits,
 the headers every request carries."""
 
+import base64
 import os
+import time
 
 import pytest
 
 from appcore.settings import RetryPolicy, Settings
 from conftest import GitRepo
+from witness_gate import gitrepo
 from worker import checks
+from worker.checkout import checkout
 from worker.context import Context, complete
-from worker.github_api import GitHubError
+from worker.github_api import GitHubError, RateLimited
 
 
 def settings_for(double, tmp_path, **retry) -> Settings:
@@ -61,3 +65,113 @@ def test_a_completion_github_refused_is_still_completed_by_the_next_completer(do
     patches = len(double.calls_to("PATCH", "/check-runs/"))
     complete(ctx, api, run_id, checks.render_ended("closed"), "cancelled")  # and only once
     assert len(double.calls_to("PATCH", "/check-runs/")) == patches
+
+
+# -- fetching the head exactly (issue 14, item 4) ----------------------------------------------------
+ATTRIBUTES = "tests/ export-ignore\nsrc/version.py export-subst\n*.py text eol=crlf\n"
+
+
+def test_a_head_whose_gitattributes_reshape_archives_is_checked_out_exactly(double, ctx, repo, tmp_path):
+    head = repo.commit({".gitattributes": ATTRIBUTES, "src/version.py": "V = '$Format:%H$'\n",
+                        "tests/properties/test_calc.py": "def prop_one(fixture):\n    return True\n"}, "attrs")
+    api = ctx.api(target())
+    directory, matches = checkout(api, "acme/calc", head, cache=tmp_path / "cache")
+    assert matches  # the commit's own tree: patch_digest is the real one, no patch_mismatch
+    assert (directory / "tests/properties/test_calc.py").read_bytes() == b"def prop_one(fixture):\n    return True\n"
+    assert (directory / "src/version.py").read_text() == "V = '$Format:%H$'\n"
+    assert double.calls_to("POST", "/acme/calc.git/git-upload-pack") and not double.calls_to("GET", "/tarball/")
+    token = ctx.redis.get("witness:token:4242:77").decode()
+    for path in (tmp_path / "cache").rglob("*"):  # the installation token is never written to disk
+        assert not path.is_file() or token.encode() not in path.read_bytes(), path
+
+
+def test_a_fetch_larger_than_its_cap_is_refused_with_the_reason(double, repo, tmp_path):
+    repo.commit({"blob.bin": os.urandom(300_000).hex()}, "large")
+    store = tmp_path / "store.git"
+    gitrepo.git(tmp_path, "init", "-q", "--bare", str(store))
+    header = "Authorization: Basic " + base64.b64encode(f"x-access-token:{grant(double)}".encode()).decode()
+    with pytest.raises(gitrepo.GitError, match="larger than 0.1 MiB"):
+        gitrepo.fetch(store, f"{double.url}/acme/calc.git", [repo.git("rev-parse", "HEAD")], header=header,
+                      max_bytes=100_000)
+    with pytest.raises(gitrepo.GitError, match="could not read Username"):  # and no token, no code
+        gitrepo.fetch(store, f"{double.url}/acme/calc.git", [repo.git("rev-parse", "HEAD")], header="X: y",
+                      max_bytes=10**9)
+
+
+def grant(double) -> str:
+    token = "ghs_" + "7" * 36
+    double.tokens[token] = (77, time.time() + 600)
+    return token
+
+
+def test_a_git_server_error_is_tried_again(double, ctx, repo, tmp_path):
+    double.fail_next("GET", ".git/info/refs", 502)
+    _directory, matches = checkout(ctx.api(target()), "acme/calc", repo.git("rev-parse", "HEAD"), cache=tmp_path / "c")
+    assert matches and [c.status for c in double.calls_to("GET", ".git/info/refs")] == [502, 200]
+
+
+# -- rate limits (issue 14, item 5) ----------------------------------------------------------------
+SECONDARY = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+
+
+@pytest.fixture
+def pull(double, repo):
+    repo.git("checkout", "-q", "-b", "patch")
+    repo.commit({"src/calc.py": "X = 2\n"}, "patch")
+    double.open_pull("acme/calc", "patch", "main", 7)
+    return repo.git("rev-parse", "HEAD")
+
+
+def test_rate_limit_waits_do_not_use_up_the_tries_against_errors(double, tmp_path, pull):
+    ctx = Context(settings_for(double, tmp_path, attempts=1))  # not one retry for errors
+    double.fail_next("GET", "/pulls/7", 429, headers={"Retry-After": "1"})
+    double.fail_next("GET", "/pulls/7", 403, headers={"Retry-After": "1"})
+    assert ctx.api(target()).pull(7).head_sha == pull
+    assert [c.status for c in double.calls_to("GET", "/pulls/7")] == [429, 403, 200]
+
+
+def test_a_secondary_rate_limit_without_headers_defers_the_job_at_least_a_minute(double, ctx, pull):
+    double.fail_next("GET", "/pulls/7", 403, message=SECONDARY)
+    with pytest.raises(RateLimited) as caught:
+        ctx.api(target()).pull(7)
+    assert caught.value.retry_in >= 60 and "secondary rate limit" in str(caught.value)
+    assert len(double.calls_to("GET", "/pulls/7")) == 1  # no worker slept through the minute
+
+
+def test_a_primary_rate_limit_waits_until_its_reset(double, ctx, pull):
+    reset = int(time.time()) + 600
+    double.fail_next("GET", "/pulls/7", 403, headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
+                     message="API rate limit exceeded for installation ID 77.")
+    with pytest.raises(RateLimited) as caught:
+        ctx.api(target()).pull(7)
+    assert 590 <= caught.value.retry_in <= 600
+
+
+def test_a_permission_403_is_no_rate_limit(double, ctx, pull):
+    double.fail_next("GET", "/pulls/7", 403, message="Resource not accessible by integration")
+    with pytest.raises(GitHubError) as caught:
+        ctx.api(target()).pull(7)
+    assert not isinstance(caught.value, RateLimited) and caught.value.status == 403
+
+
+def limited_job() -> None:
+    raise RateLimited("GET pull 7: 403 You have exceeded a secondary rate limit", 403, 75.0)
+
+
+def test_a_deferred_job_is_scheduled_again_and_its_dependents_wait(ctx):
+    from rq import Queue, SimpleWorker
+    from rq.job import Callback, Dependency
+    from rq.serializers import JSONSerializer
+
+    from appcore import jobspec
+
+    queue = Queue(f"defer-{os.getpid()}", connection=ctx.redis, serializer=JSONSerializer)
+    job = queue.enqueue("test_github_client.limited_job", on_failure=Callback(jobspec.ON_FAILURE))
+    after = queue.enqueue("test_github_client.limited_job", depends_on=Dependency(jobs=[job], allow_failure=True))
+    started = time.time()
+    SimpleWorker([queue], connection=ctx.redis, serializer=JSONSerializer).work(burst=True)
+    job.refresh()
+    assert job.get_status() == "scheduled" and job.meta["deferrals"] == 1
+    at = queue.scheduled_job_registry.get_scheduled_time(job).timestamp()
+    assert started + 74 <= at  # the minute GitHub asked for, not now
+    assert after.get_status() == "deferred"  # finish_run waits for a deferred property job

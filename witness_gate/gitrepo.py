@@ -1,13 +1,22 @@
-"""The few git facts the local gate needs: trees, changed paths, files at a commit, a pristine export."""
+"""The few git facts the gate needs: trees, changed paths, files at a commit, an exact export, a fetch."""
 
 from __future__ import annotations
 
-import io
 import os
+import resource
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+from typing import IO
+from urllib.parse import urlsplit
+
+from witness_gate.labels import path_matches
+
+# in-tree .gitattributes never shape an export: no export-ignore or export-subst, no eol, ident or filters
+NEUTRAL_ATTRIBUTES = "* -export-ignore -export-subst -text -eol -ident -filter -working-tree-encoding\n"
+MAX_EXPORT_BYTES = 4 * 1024**3
 
 
 class GitError(RuntimeError):
@@ -37,7 +46,7 @@ def tree_of(repo: Path, ref: str) -> str:
 
 
 def default_base(repo: Path, head: str) -> str:
-    """The merge base with main (or master) when head is elsewhere; else head's parent."""
+    """The tip of main (or master) that head would merge into, when head is elsewhere; else head's parent."""
     head_sha = rev_parse(repo, head)
     for branch in ("main", "master"):
         try:
@@ -45,8 +54,13 @@ def default_base(repo: Path, head: str) -> str:
         except GitError:
             continue
         if tip != head_sha:
-            return git(repo, "merge-base", branch, head_sha).decode().strip()
+            return tip
     return rev_parse(repo, f"{head_sha}~1")
+
+
+def merge_base(repo: Path, base: str, head: str) -> str:
+    """Where head forked from base: changed paths are taken from here (GitHub's three dots)."""
+    return git(repo, "merge-base", base, head).decode().strip()
 
 
 def changed_paths(repo: Path, base: str, head: str) -> list[str]:
@@ -71,14 +85,97 @@ def show(repo: Path, ref: str, path: str) -> bytes | None:
         return None
 
 
-def export(repo: Path, ref: str, dest: Path) -> None:
-    """Write the tree of `ref` into `dest`, with no .git and nothing else."""
-    archive = git(repo, "archive", "--format=tar", ref)
+def export(repo: Path, treeish: str, dest: Path) -> None:
+    """Write the exact tree of `treeish` into `dest`, with no .git and nothing else."""
+    with tempfile.TemporaryFile() as archive_file:
+        archive(repo, treeish, archive_file)
+        archive_file.seek(0)
+        try:
+            with tarfile.open(fileobj=archive_file) as tar:
+                tar.extractall(dest, filter="tar")
+        except (OSError, tarfile.TarError) as exc:  # a name too long for this filesystem, say
+            raise GitError(f"cannot write the tree of {treeish[:12]} to disk: {exc}") from None
+
+
+def archive(repo: Path, treeish: str, out: IO[bytes], *, max_bytes: int = MAX_EXPORT_BYTES, prefix: str = "") -> None:
+    """A tar of exactly the files of `treeish`, streamed into `out`; past `max_bytes` a GitError.
+
+    `git archive` reads the tree's own .gitattributes (export-ignore drops files, export-subst
+    rewrites them), so it runs in a throwaway view of the objects whose info/attributes undoes them.
+    """
+    common = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").decode().strip()
+    with tempfile.TemporaryDirectory(prefix="witness-view-") as tmp:
+        view = Path(tmp) / "view.git"
+        git(Path(tmp), "init", "-q", "--bare", str(view))
+        (view / "objects" / "info" / "alternates").write_text(str(Path(common) / "objects") + "\n")
+        (view / "info").mkdir(exist_ok=True)
+        (view / "info" / "attributes").write_text(NEUTRAL_ATTRIBUTES)
+        proc = subprocess.Popen(["git", "-C", str(view), "-c", "core.autocrlf=false", "archive", "--format=tar",
+                                 f"--prefix={prefix}", treeish], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        written = 0
+        while chunk := proc.stdout.read(1 << 20):
+            written += len(chunk)
+            if written > max_bytes:
+                proc.kill()
+                proc.wait()
+                raise GitError(f"the tree of {treeish[:12]} is larger than {max_bytes / 2**20:.1f} MiB; the gate "
+                               "refuses to export it (move large files out of the repository, e.g. to a release)")
+            out.write(chunk)
+        message = proc.stderr.read().decode("utf-8", errors="replace").strip().splitlines()
+        if proc.wait() != 0:
+            raise GitError(f"git archive {treeish[:12]}: {message[-1] if message else 'failed'}")
+
+
+def overlay(repo: Path, head: str, base: str, oracle_patterns: Iterable[str]) -> str:
+    """The tree of `head` with its oracle paths replaced by those of `base`: the head's implementation,
+    judged by the oracle of the branch it would merge into (not the one it forked from)."""
+    patterns = tuple(oracle_patterns)
+
+    def entries(ref: str, oracle: bool) -> list[bytes]:
+        listing = git(repo, "ls-tree", "-r", "-z", "--full-tree", ref).split(b"\0")
+        return [e for e in listing if e and oracle == any(
+            path_matches(e.split(b"\t", 1)[1].decode("utf-8", "surrogateescape"), p) for p in patterns)]
+
+    lines = entries(head, False) + entries(base, True)
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        git(repo, "update-index", "-z", "--index-info", env=env, input=b"".join(e + b"\0" for e in lines))
+        return git(repo, "write-tree", env=env).decode().strip()
+
+
+def fetch(store: Path, url: str, shas: list[str], *, header: str, max_bytes: int, timeout: float = 600) -> None:
+    """Fetch exactly these commits (depth 1) from `url` into the bare repository `store`.
+
+    `header` (the credential) reaches git through its environment, scoped to the URL's host: never an
+    argument, never a config file. Past `max_bytes` the pack is cut off (RLIMIT_FSIZE) and a GitError says so.
+    """
+    parts = urlsplit(url)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update({"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0",
+                "GIT_ALLOW_PROTOCOL": parts.scheme, "GIT_CONFIG_COUNT": "1",
+                "GIT_CONFIG_KEY_0": f"http.{parts.scheme}://{parts.netloc}/.extraHeader", "GIT_CONFIG_VALUE_0": header})
+
+    def cap() -> None:  # the pack is one file: no fetch writes more than this to disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, max_bytes))
+
+    refspecs = [f"{sha}:refs/witness/{sha}" for sha in dict.fromkeys(shas)]
     try:
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(dest, filter="tar")
-    except (OSError, tarfile.TarError) as exc:  # a name too long for this filesystem, say
-        raise GitError(f"cannot write the tree of {ref[:12]} to disk: {exc}") from None
+        done = subprocess.run(["git", "-C", str(store), "-c", "credential.helper=", "-c", "fetch.unpackLimit=1",
+                               "-c", "transfer.unpackLimit=1", "-c", "gc.auto=0", "-c", "http.lowSpeedLimit=1024",
+                               "-c", "http.lowSpeedTime=60", "fetch", "--quiet", "--no-tags", "--depth=1",
+                               "--no-write-fetch-head", url, *refspecs], env=env, capture_output=True,
+                              preexec_fn=cap, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git fetch from {url}: no answer within {timeout:.0f}s") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        last = message[-1] if message else "failed"
+        if "index-pack" in last or "signal 25" in last:  # the pack hit RLIMIT_FSIZE (SIGXFSZ ends index-pack)
+            for partial in (store / "objects" / "pack").glob("tmp_pack_*"):
+                partial.unlink(missing_ok=True)
+            last = (f"the commits' objects are larger than {max_bytes / 2**20:.1f} MiB, the most the gate fetches "
+                    f"({last}); move large files out of the repository, e.g. to a release")
+        raise GitError(f"git fetch {' '.join(s[:12] for s in shas)} from {url}: {last}")
 
 
 def tree_of_directory(repo: Path, directory: Path, *, force: bool = True) -> str:

@@ -98,12 +98,14 @@ def run(
     repo: Path, base: str | None, head: str, *, sandbox: Sandbox | Callable[[], Sandbox], out_dir: Path,
     reporter: Reporter, runs: int | None = None, seed: str | None = None, freezes: tuple[FreezeMatch, ...] = (),
 ) -> Outcome:
-    """The whole gate between two commits: config and fixtures from base, code from head."""
+    """The whole gate between two commits: config, fixtures and the oracle from base, the implementation
+    from head; changed paths from where head forked off base (GitHub's three dots), as the App has them."""
     try:
         head_sha = gitrepo.rev_parse(repo, head)
         base_sha = gitrepo.rev_parse(repo, base) if base else gitrepo.default_base(repo, head_sha)
+        fork = gitrepo.merge_base(repo, base_sha, head_sha)
         raw_config = gitrepo.show(repo, base_sha, CONFIG_NAME)
-        changed = gitrepo.changed_paths(repo, base_sha, head_sha)
+        changed = gitrepo.changed_paths(repo, fork, head_sha)
         base_tree, head_tree = gitrepo.tree_of(repo, base_sha), gitrepo.tree_of(repo, head_sha)
     except gitrepo.GitError as exc:
         raise InputError(f"{repo}: {exc}") from None
@@ -126,9 +128,13 @@ def run(
     digest = patch_digest(base_tree, head_tree)
     checkout = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
     try:
-        gitrepo.export(repo, head_sha, checkout)
+        gated = head_tree
+        if fork != base_sha and not oracle:  # base moved on: its current oracle judges the head (ARCHITECTURE.md)
+            gated = gitrepo.overlay(repo, head_sha, base_sha, config.oracle_patterns)
+            header += f"; oracle from base {base_sha[:12]}"
+        gitrepo.export(repo, gated, checkout)
         holds = ()
-        if gitrepo.tree_of_directory(repo, checkout) != head_tree:
+        if gitrepo.tree_of_directory(repo, checkout) != gated:
             holds = ("patch_mismatch",)
         make_readable(checkout)
         targets = _discover(checkout, config.properties_dir, config)
@@ -138,7 +144,7 @@ def run(
                            say=reporter.say)
         gate = GateRun(checkout, digest, Split(impl, oracle), policy, config, sandbox, out_dir,
                        reporter, extra_holds=holds, setup=setup,
-                       flags=(*tamper_holds(repo, base_sha, head_sha, split.code),
+                       flags=(*tamper_holds(repo, fork, head_sha, split.code),
                               *tamper.links_in(checkout, split.code)),
                        failed_before=failed_before(out_dir, digest), freezes=freezes)
         pinned = _pin_from_base(repo, base_sha, config, seed)

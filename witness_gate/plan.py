@@ -66,3 +66,10 @@ def plan(config: Config, changed: Iterable[str]) -> Plan | Refusal:
             f"only paths.ignore paths changed ({len(split.ignored)}: {', '.join(split.ignored[:5])}{more}); "
             "nothing to gate"), ignored=split.ignored, split=split)
     return Plan(config, split)
+
+
+def oracle_from_base(config: Config, oracle_changed: bool) -> tuple[str, ...]:
+    """The patterns whose paths are taken from the base tip and laid over the head: every oracle path
+    when the change is implementation only (the base's current oracle judges it, however long ago the
+    head forked), none when the oracle is what changed (it is under review as the head has it)."""
+    return () if oracle_changed else config.oracle_patterns

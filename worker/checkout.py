@@ -1,4 +1,5 @@
-"""A pristine checkout of exactly one head: the tarball GitHub serves, verified against the commit's tree."""
+"""A pristine checkout of exactly one head: its commit fetched with git into a private git directory,
+exported byte for byte (whatever its .gitattributes say), verified against the commit's tree."""
 
 from __future__ import annotations
 
@@ -7,30 +8,34 @@ import io
 import shutil
 import subprocess
 import tarfile
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+from typing import IO
 
 from witness_gate import gitrepo
-from witness_gate.files import cache_root, unsafe_cache
+from witness_gate.files import unsafe_cache
 from witness_gate.sandbox import make_readable
 from worker.github_api import GitHubApi
 
-CACHE = cache_root() / "witness-checkouts"
+MAX_FETCH_BYTES = 2 * 1024**3  # the pack one fetch may write
+MAX_TREE_BYTES = 4 * 1024**3  # the files one checkout may hold
 
 
 class CheckoutError(RuntimeError):
-    """The tarball cannot be unpacked safely."""
+    """The head cannot be fetched or unpacked safely."""
 
 
-def _object_store() -> Path:
-    """A bare repository used only to hash trees (no remote, no credentials)."""
-    store = CACHE / "objects.git"
+def _store(cache: Path, repo: str) -> Path:
+    """The repository's private git directory: fetched objects only (no remote, no credentials in its config)."""
+    store = cache / "witness-checkouts" / repo.replace("/", "__") / "objects.git"
     if not (store / "HEAD").exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
+        store.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
         subprocess.run(["git", "init", "-q", "--bare", str(store)], check=True, capture_output=True)
     return store
 
 
-def unpack(tarball: bytes, dest: Path) -> None:
+def unpack(tarball: bytes | IO[bytes], dest: Path) -> None:
     """Extract GitHub's tarball (one top folder) into `dest`, refusing anything that escapes it.
 
     GitHub's tarballs hold regular files, directories and symlinks only. A member that is a hard
@@ -38,7 +43,8 @@ def unpack(tarball: bytes, dest: Path) -> None:
     the tree, or a name that climbs out of it, is refused (CheckoutError naming the member): the
     host never follows a checkout's links or opens its special files (SPEC §9).
     """
-    with tarfile.open(fileobj=io.BytesIO(tarball), mode="r:*") as tar:
+    source = io.BytesIO(tarball) if isinstance(tarball, bytes) else tarball
+    with tarfile.open(fileobj=source, mode="r:*") as tar:
         members = tar.getmembers()
         tops = {m.name.split("/", 1)[0] for m in members if m.name}
         if len(tops) != 1:
@@ -91,52 +97,75 @@ def _unsafe_member(member: tarfile.TarInfo, name: str) -> str:
     return ""
 
 
-def tree_of(directory: Path) -> str:
-    return gitrepo.tree_of_directory(_object_store(), directory)
-
-
-def checkout(api: GitHubApi, repo: str, head_sha: str, expected_tree: str = "") -> tuple[Path, bool]:
+def checkout(api: GitHubApi, repo: str, head_sha: str, expected_tree: str = "", *, cache: Path,
+             base_sha: str = "", oracle: Iterable[str] = ()) -> tuple[Path, bool]:
     """(directory, tree matches) for `head_sha`, shared by the jobs of one host through a cache.
 
-    `expected_tree` is the commit's tree when the caller already asked GitHub for it.
+    `expected_tree` is the commit's tree when the caller already asked GitHub for it. With `oracle`
+    patterns, the paths they match come from `base_sha` (the tip the head would merge into): the
+    head's implementation is judged by the base's current oracle, not the one it forked from.
     """
-    target = CACHE / repo.replace("/", "__") / head_sha
+    oracle = tuple(oracle)
+    root = cache / "witness-checkouts"
+    target = root / repo.replace("/", "__") / (f"{head_sha}-on-{base_sha}" if oracle else head_sha)
     lock_path = target.with_suffix(".lock")
-    CACHE.mkdir(mode=0o755, parents=True, exist_ok=True)  # never group-writable, whatever the umask
+    root.mkdir(mode=0o755, parents=True, exist_ok=True)  # never group-writable, whatever the umask
     target.parent.mkdir(mode=0o755, exist_ok=True)
-    for folder in (CACHE, target.parent):
+    for folder in (root, target.parent):
         problem = unsafe_cache(folder)
         if problem:  # a planted "match" marker would pass off any tree as the head's
             raise CheckoutError(problem)
         folder.chmod(0o755)  # the sandbox uid traverses to the checkout; it writes nothing here
     with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one download per head per host, however many jobs
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one fetch per head per host, however many jobs
         marker = target / ".witness-tree"
         if marker.exists():
             return target / "tree", marker.read_text() == "match"
         shutil.rmtree(target, ignore_errors=True)
         tree_dir = target / "tree"
         tree_dir.mkdir(parents=True)
-        unpack(api.tarball(head_sha), tree_dir)
-        matches = tree_of(tree_dir) == (expected_tree or api.commit_tree(head_sha))
+        store = _fetched(api, cache, repo, [head_sha, base_sha] if oracle else [head_sha])
+        head_tree = gitrepo.tree_of(store, head_sha)  # git checked every object's hash as it arrived
+        gated = head_tree
+        if oracle:
+            gated = gitrepo.overlay(store, head_sha, base_sha, oracle)
+        _export(store, gated, tree_dir)
+        matches = head_tree == (expected_tree or api.commit_tree(head_sha)) and tree_of(store, tree_dir) == gated
         make_readable(target)
         make_readable(tree_dir)
         marker.write_text("match" if matches else "mismatch")
         return tree_dir, matches
 
 
-def changed_paths_locally(api: GitHubApi, repo: str, base_sha: str, head_sha: str) -> list[str]:
-    """Changed paths from the two trees themselves, for pull requests past GitHub's 3,000-file list."""
-    head_dir, _ = checkout(api, repo, head_sha)
-    base_dir, _ = checkout(api, repo, base_sha)
-    store = _object_store()
-    base_tree, head_tree = tree_of(base_dir), tree_of(head_dir)  # hashing also stores the objects
-    out = subprocess.run(["git", "-C", str(store), "diff-tree", "-r", "-M", "-z", "--name-status", base_tree,
-                          head_tree], check=True, capture_output=True).stdout.decode("utf-8", "surrogateescape")
-    fields = out.split("\0")
-    paths, i = [], 0
-    while i < len(fields) and fields[i]:
-        count = 2 if fields[i][0] in "RC" else 1
-        paths.extend(fields[i + 1 : i + 1 + count])
-        i += 1 + count
-    return sorted(set(paths))
+def _fetched(api: GitHubApi, cache: Path, repo: str, shas: list[str]) -> Path:
+    """The private git directory, holding these commits (fetched once per host: one fetch at a time)."""
+    store = _store(cache, repo)
+    with open(store.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent shallow fetches into one directory trip over each other
+        missing = [sha for sha in shas if subprocess.run(["git", "-C", str(store), "cat-file", "-e", f"{sha}^{{commit}}"],
+                                                         capture_output=True).returncode != 0]
+        if missing:
+            api.fetch(store, missing, MAX_FETCH_BYTES)
+    return store
+
+
+def _export(store: Path, tree: str, dest: Path) -> None:
+    """The tree's files into `dest`, streamed through a capped file and checked member by member (unpack)."""
+    with tempfile.TemporaryFile() as archive:
+        try:
+            gitrepo.archive(store, tree, archive, max_bytes=MAX_TREE_BYTES, prefix=f"{tree[:12]}/")
+        except gitrepo.GitError as exc:
+            raise CheckoutError(str(exc)) from None
+        archive.seek(0)
+        unpack(archive, dest)
+
+
+def tree_of(store: Path, directory: Path) -> str:
+    return gitrepo.tree_of_directory(store, directory)
+
+
+def changed_paths_locally(api: GitHubApi, repo: str, base_sha: str, head_sha: str, *, cache: Path) -> list[str]:
+    """Changed paths from the merge base to the head, for pull requests past GitHub's 3,000-file list."""
+    fork_point = api.merge_base(base_sha, head_sha)  # the three dots of GitHub's own list, not the base tip
+    store = _fetched(api, cache, repo, [fork_point, head_sha])
+    return gitrepo.changed_paths(store, fork_point, head_sha)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timezone
 from typing import Any
 
@@ -10,7 +11,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from worker import checks
 from worker.checkout import CheckoutError
 from worker.context import Context, complete, completion, context, log
-from worker.github_api import GitHubError
+from worker.github_api import GitHubError, RateLimited
+
+MAX_DEFERRALS = 6  # a job GitHub keeps limiting fails after this many re-runs, and its check run says why
 
 
 def cancel_pull_request(target: dict[str, Any]) -> dict[str, Any]:
@@ -29,6 +32,8 @@ def cancel_pull_request(target: dict[str, Any]) -> dict[str, Any]:
 
 def on_job_failure(job, connection, exc_type, exc_value, traceback) -> None:
     """Any job that fails ends its check run visibly: never left in progress."""
+    if defer(job, exc_value):
+        return
     kwargs = job.kwargs or {}
     run_id = kwargs.get("run_id") or (job.meta or {}).get("run_id")
     ctx = context()
@@ -63,6 +68,23 @@ def on_job_failure(job, connection, exc_type, exc_value, traceback) -> None:
         # still in progress in the store, as on GitHub: the reconciler ends it once it is stuck
         ctx.store.update_run(run_id, details={**run.details, "fault": reason,
                                               "at": datetime.now(timezone.utc).isoformat()})
+
+
+def defer(job, exc_value) -> bool:
+    """A rate limit too long to sleep through: RQ runs the job again that much later (its scheduler:
+    workers start `--with-scheduler`), and jobs that depend on it wait. False when it cannot be deferred."""
+    if not isinstance(exc_value, RateLimited):
+        return False
+    job.get_meta(refresh=True)  # what the job itself saved (run id, gating key) stays
+    deferrals = int(job.meta.get("deferrals", 0))
+    if deferrals >= MAX_DEFERRALS:
+        return False
+    job.meta["deferrals"] = deferrals + 1
+    job.retries_left = max(job.retries_left or 0, 1)
+    job.retry_intervals = [math.ceil(exc_value.retry_in)]  # RQ's retry, with the wait GitHub asked for
+    log.warning("job %s: %s; runs again in %ds (deferral %d of %d)", job.id, exc_value, job.retry_intervals[0],
+                deferrals + 1, MAX_DEFERRALS)
+    return True
 
 
 def _end_without_store(ctx: Context, target: dict[str, Any], run_id: str, exc: Exception) -> None:

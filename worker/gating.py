@@ -4,6 +4,7 @@ then one job per property and the verdict), apply (the check run)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rq import get_current_job
@@ -16,7 +17,7 @@ from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, parse_config
 from witness_gate.discover import DiscoveryError, discover
-from witness_gate.environment import SetupOutcome, SetupStep, default_cache, set_up
+from witness_gate.environment import SetupOutcome, SetupStep, set_up
 from witness_gate.ledger import Ledger, apply_freezes
 from witness_gate.lock import Lock, LockError, parse_fixture
 from witness_gate.session import GateRun, Pinned
@@ -54,7 +55,7 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     config = plans.config_of(raw, f"{CONFIG_NAME} (base {base[:12]})", required=True)  # decide (pure) ...
     if isinstance(config, plans.Refusal):
         return _refuse_plan(ctx, api, run.id, config)
-    changed, capped = _changed(api, target, base, head)
+    changed, capped = _changed(api, target, base, head, ctx.settings.cache)
     decided = plans.plan(config, changed)  # fails closed: a path outside impl, oracle and ignore is impl
     split = decided.split
     details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
@@ -67,7 +68,8 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     details["tamper"] = tamper_holds(api, base, head, split.code)
 
     head_tree = api.commit_tree(head)
-    directory, matches = checkout(api, target["repo"], head, head_tree)
+    directory, matches = checkout(api, target["repo"], head, head_tree, cache=ctx.settings.cache, base_sha=base,
+                                  oracle=plans.oracle_from_base(config, split.oracle_changed))
     details["tamper"] = [*details["tamper"], *tamper.links_in(directory, split.code)]
     ctx.store.update_run(run.id, details=details)
     digest = patch_digest(api.commit_tree(base), head_tree)
@@ -100,13 +102,13 @@ def _heads(ctx: Context, api: GateClient, target: dict[str, Any]) -> tuple[str, 
     return target["head_sha"], target.get("base_sha") or pull.base_sha, target.get("updated_at") or pull.updated_at
 
 
-def _changed(api: GateClient, target: dict[str, Any], base: str, head: str) -> tuple[list[str], bool]:
+def _changed(api: GateClient, target: dict[str, Any], base: str, head: str, cache: Path) -> tuple[list[str], bool]:
     """The changed paths, and whether GitHub's list was cut at 3,000 files."""
     if target.get("merge_group"):  # a queue entry lists no files: diff the two trees
-        return changed_paths_locally(api, target["repo"], base, head), False
+        return changed_paths_locally(api, target["repo"], base, head, cache=cache), False
     changed, capped = api.changed_files(target["pr_number"])
     if capped:  # GitHub lists at most 3,000 files: diff the two trees here instead
-        changed = changed_paths_locally(api, target["repo"], base, head)
+        changed = changed_paths_locally(api, target["repo"], base, head, cache=cache)
     return changed, capped
 
 
@@ -207,7 +209,8 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
         return {"skipped": "superseded"}
     api = ctx.api(target)
     config = parse_config(run.details["config_text"], CONFIG_NAME)
-    directory, _matches = checkout(api, target["repo"], run.head_sha)
+    directory, _matches = checkout(api, target["repo"], run.head_sha, cache=ctx.settings.cache, base_sha=run.base_sha,
+                                   oracle=plans.oracle_from_base(config, run.details["split"]["oracle_changed"]))
     [prop] = [t for t in discover(directory, config.properties_dir, config.contracts) if t.assertion_id == assertion_id]
     sandbox, holds, note = ctx.sandbox()
     if run.details.get("patch_mismatch"):
@@ -217,7 +220,7 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
     setup = SetupOutcome()
     if not holds:  # the set-up runs the head's code too: only in the sandbox, only on the exact code
         setup = set_up(config, checkout=directory, patch_digest=run.patch_digest, sandbox=sandbox,
-                       cache=default_cache(), say=reporter.say)
+                       cache=ctx.settings.cache / "witness-envs", say=reporter.say)
     split = Split(**run.details["split"])
     ledger = Ledger(ctx.store)
     ledger.expire_due()

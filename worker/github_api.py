@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Protocol
 
 import requests
 from github import Auth, Github, GithubException, GithubIntegration
+from github.Requester import Requester
 from redis import Redis
 
 from appcore.settings import Settings
+from witness_gate import gitrepo
 
 log = logging.getLogger("witness_gate.worker")
 TOKEN_MARGIN = 300  # refresh installation tokens five minutes before GitHub expires them
 FILES_LIMIT = 3000  # GET /pulls/{n}/files stops here
+API_VERSION = "2022-11-28"  # sent on every request: GitHub answers as this version documents
 
 
 class GitHubError(RuntimeError):
@@ -26,6 +32,15 @@ class GitHubError(RuntimeError):
     def __init__(self, message: str, status: int = 0) -> None:
         super().__init__(message)
         self.status = status
+
+
+class RateLimited(GitHubError):
+    """GitHub asked us to wait `retry_in` seconds, longer than a worker should sleep: the job is run again
+    that much later (worker.failures.on_job_failure)."""
+
+    def __init__(self, message: str, status: int, retry_in: float) -> None:
+        super().__init__(message, status)
+        self.retry_in = retry_in
 
 
 @dataclass(frozen=True)
@@ -46,7 +61,8 @@ class GitHubApi(Protocol):
     def repo_id(self) -> int: ...
     def changed_files(self, number: int) -> tuple[list[str], bool]: ...
     def file_at(self, path: str, ref: str) -> bytes | None: ...
-    def tarball(self, ref: str) -> bytes: ...
+    def merge_base(self, base: str, head: str) -> str: ...
+    def fetch(self, store: Path, shas: list[str], max_bytes: int) -> None: ...
     def commit_tree(self, sha: str) -> str: ...
     def create_check_run(self, head_sha: str, body: dict[str, Any]) -> int: ...
     def update_check_run(self, check_run_id: int, body: dict[str, Any]) -> None: ...
@@ -62,8 +78,7 @@ def installation_token(settings: Settings, redis: Redis, installation_id: int, *
         cached = redis.get(key)
         if cached:
             return cached.decode()
-    integration = GithubIntegration(auth=Auth.AppAuth(settings.app_id, settings.private_key),
-                                    base_url=settings.api_url)
+    integration = _integration(settings)
     try:
         access = integration.get_access_token(installation_id)
     except GithubException as exc:
@@ -81,37 +96,43 @@ class PyGithubApi:
     def __init__(self, settings: Settings, redis: Redis, installation_id: int, repo: str) -> None:
         self.settings, self.redis, self.installation_id, self.repo_name = settings, redis, installation_id, repo
         self.policy = settings.retry
+        self._clone_url = ""
         self._connect(installation_token(settings, redis, installation_id))
 
     def _connect(self, token: str) -> None:
-        # retries are ours (_call): PyGithub's own would not retry 429 and would stack on ours
-        self.gh = Github(auth=Auth.Token(token), base_url=self.settings.api_url, lazy=True, per_page=100,
-                         seconds_between_requests=None, seconds_between_writes=None, retry=None,
-                         timeout=max(1, round(self.policy.timeout)))  # PyGithub takes whole seconds
-        self.repo = self.gh.get_repo(self.repo_name, lazy=True)
+        self._token = token  # held in memory only: it reaches git through the environment of one command
+        self.gh = _github(self.settings, token, lazy=True)
+        self.repo = self.gh.get_repo(self.repo_name)
 
     def _call(self, what: str, fn):
-        """Run one GitHub call with bounded retries: 5xx and timeouts back off, rate limits wait as
-        told (up to a cap), an expired token is refreshed once; anything else fails at once."""
-        refreshed = False
-        for attempt in range(1, self.policy.attempts + 1):
+        """Run one GitHub call: 5xx and timeouts back off (`attempts` tries), rate limits wait as told
+        with a budget of their own (`waits`), a wait too long to sleep through raises RateLimited, an
+        expired token is refreshed once; anything else fails at once."""
+        refreshed, errors, waits = False, 0, 0
+        while True:
             try:
                 return fn()
             except GithubException as exc:
                 if exc.status == 401 and not refreshed:  # the cached token was revoked or expired early
                     refreshed = True
-                    self._connect(installation_token(self.settings, self.redis, self.installation_id, fresh=True))
+                    self._refresh()
                     continue
-                wait = self.policy.wait(exc.status, exc.headers or {}, attempt)
-                failure = GitHubError(f"{what}: {exc.status} {_message(exc)}", exc.status)
+                status, headers, message = exc.status, exc.headers or {}, _message(exc)
             except requests.RequestException as exc:
-                wait = self.policy.wait(0, {}, attempt)
-                failure = GitHubError(f"{what}: {type(exc).__name__} (no answer)")
-            if wait is None or attempt == self.policy.attempts:
-                raise failure
-            log.warning("%s; retrying in %.2fs (attempt %d of %d)", failure, wait, attempt, self.policy.attempts)
-            time.sleep(wait)
-        raise AssertionError("unreachable")
+                status, headers, message = 0, {}, f"{type(exc).__name__} (no answer)"
+            step = self.policy.step(status, headers, errors=errors, waits=waits,
+                                    secondary=Requester.isSecondaryRateLimitError(message))
+            failure = f"{what}: {status} {message}" if status else f"{what}: {message}"
+            if step.kind == "defer":
+                raise RateLimited(f"{failure} (retry in {step.seconds:.0f}s)", status, step.seconds)
+            if step.kind == "fail":
+                raise GitHubError(failure, status)
+            errors, waits = errors + (step.kind == "retry"), waits + (step.kind == "wait")
+            log.warning("%s; %s %.2fs (%d errors, %d waits so far)", failure, step.kind, step.seconds, errors, waits)
+            time.sleep(step.seconds)
+
+    def _refresh(self) -> None:
+        self._connect(installation_token(self.settings, self.redis, self.installation_id, fresh=True))
 
     def pull(self, number: int) -> PullInfo:
         def get() -> PullInfo:
@@ -161,17 +182,35 @@ class PyGithubApi:
             return None
         return content.decoded_content
 
-    def tarball(self, ref: str) -> bytes:
-        def download() -> bytes:
-            link = self.repo.get_archive_link("tarball", ref)
-            # the link carries its own short-lived credential: the installation token never leaves us
-            response = requests.get(link, timeout=120)
-            if response.status_code != 200:
-                raise GithubException(response.status_code, {"message": "tarball download failed"},
-                                      dict(response.headers))
-            return response.content
+    def merge_base(self, base: str, head: str) -> str:
+        """Where head forked from base (the compare API's merge base): the diff starts there."""
+        data = self._request("GET", f"/repos/{self.repo_name}/compare/{base}...{head}", parameters={"per_page": 1})
+        return str(data["merge_base_commit"]["sha"])
 
-        return self._call(f"GET tarball {ref[:12]}", download)
+    def fetch(self, store: Path, shas: list[str], max_bytes: int) -> None:
+        """These commits, exactly, into the private git directory `store` over git's smart HTTP; a 5xx or
+        no answer is tried again as the retry policy says, a refused token is refreshed once."""
+        if not self._clone_url:
+            self._clone_url = str(self._request("GET", f"/repos/{self.repo_name}")["clone_url"])
+        refreshed, errors = False, 0
+        while True:
+            basic = base64.b64encode(f"x-access-token:{self._token}".encode()).decode()
+            try:
+                return gitrepo.fetch(store, self._clone_url, shas, header=f"Authorization: Basic {basic}",
+                                     max_bytes=max_bytes, timeout=max(60.0, 20 * self.policy.timeout))
+            except gitrepo.GitError as exc:
+                if "could not read Username" in str(exc) and not refreshed:  # git's word for a 401 to our header
+                    refreshed = True
+                    self._refresh()
+                    continue
+                answered = re.search(r"returned error: (\d{3})|RPC failed; HTTP (\d{3})", str(exc))
+                status = int(answered.group(1) or answered.group(2)) if answered else -1
+                step = self.policy.step(status if status >= 500 else -1, {}, errors=errors, waits=0)
+                if step.kind != "retry":
+                    raise GitHubError(str(exc), max(status, 0)) from None
+                errors += 1
+                log.warning("%s; retry in %.2fs", exc, step.seconds)
+                time.sleep(step.seconds)
 
     def commit_tree(self, sha: str) -> str:
         return self._call(f"GET commit {sha[:12]}", lambda: self.repo.get_git_commit(sha).tree.sha)
@@ -199,12 +238,25 @@ class PyGithubApi:
     def comment(self, number: int, body: str) -> None:
         self._request("POST", f"/repos/{self.repo_name}/issues/{number}/comments", {"body": body})
 
-    def _request(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _request(self, method: str, path: str, body: dict[str, Any] | None = None,
+                 parameters: dict[str, Any] | None = None) -> dict[str, Any]:
         def send() -> dict[str, Any]:
-            _headers, data = self.gh.requester.requestJsonAndCheck(method, path, input=body)
+            _headers, data = self.gh.requester.requestJsonAndCheck(method, path, parameters=parameters, input=body)
             return data
 
         return self._call(f"{method} {path}", send)
+
+
+def _integration(settings: Settings) -> GithubIntegration:
+    return GithubIntegration(auth=Auth.AppAuth(settings.app_id, settings.private_key), base_url=settings.api_url,
+                             api_version=API_VERSION)
+
+
+def _github(settings: Settings, token: str, **options: Any) -> Github:
+    # retries are ours (_call): PyGithub's GithubRetry would sleep through every wait (README: "Retries")
+    return Github(auth=Auth.Token(token), base_url=settings.api_url, per_page=100, seconds_between_requests=None,
+                  seconds_between_writes=None, retry=None, api_version=API_VERSION,
+                  timeout=max(1, round(settings.retry.timeout)), **options)  # PyGithub takes whole seconds
 
 
 def _message(exc: GithubException) -> str:
@@ -214,8 +266,7 @@ def _message(exc: GithubException) -> str:
 
 def installed_repositories(settings: Settings, redis: Redis) -> list[tuple[int, str]]:
     """(installation id, owner/name) of every repository the App is installed on."""
-    integration = GithubIntegration(auth=Auth.AppAuth(settings.app_id, settings.private_key),
-                                    base_url=settings.api_url)
+    integration = _integration(settings)
     out = []
     try:
         installations = [i.id for i in integration.get_installations()]
@@ -223,8 +274,7 @@ def installed_repositories(settings: Settings, redis: Redis) -> list[tuple[int, 
         raise GitHubError(f"GET /app/installations: {exc.status} {_message(exc)}", exc.status) from None
     for installation_id in installations:
         token = installation_token(settings, redis, installation_id)
-        gh = Github(auth=Auth.Token(token), base_url=settings.api_url, seconds_between_requests=None,
-                    seconds_between_writes=None)
+        gh = _github(settings, token)
         page = 1
         while True:
             try:

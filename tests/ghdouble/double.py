@@ -31,11 +31,12 @@ import logging
 
 from werkzeug.serving import make_server
 
-from . import manifest
+from . import git_http, manifest
 
 logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
 SPEC = Path(__file__).resolve().parent / "openapi.json"
+API_VERSION = "2022-11-28"
 # path parameters that GitHub lets carry slashes; OpenAPI templates never match one
 SLASHED = re.compile(r"^(/repos/[^/]+/[^/]+/(?:contents|tarball|commits))/(.+?)(/check-runs)?$")
 
@@ -104,7 +105,7 @@ class GitHubDouble:
         self.reactions: list[dict[str, Any]] = []
         self.calls: list[Call] = []
         self.problems: list[str] = []
-        self.faults: list[tuple] = []  # (method, path fragment, status, headers, delay), each used once
+        self.faults: list[tuple] = []  # (method, path fragment, status, headers, delay, message), each used once
         self.lock = threading.Lock()
         self._ids = iter(range(1000, 10**9))
         spec = json.loads(SPEC.read_text())
@@ -139,10 +140,10 @@ class GitHubDouble:
             self.manifests.reset()
 
     def fail_next(self, method: str, fragment: str, status: int = 0, *, headers: dict | None = None,
-                  delay: float = 0.0, times: int = 1) -> None:
+                  delay: float = 0.0, times: int = 1, message: str = "injected fault") -> None:
         """The next `times` matching requests: wait `delay`, then answer `status` (0: answer normally)."""
         for _ in range(times):
-            self.faults.append((method, fragment, status, headers or {}, delay))
+            self.faults.append((method, fragment, status, headers or {}, delay, message))
 
     def next_id(self) -> int:
         return next(self._ids)
@@ -197,23 +198,26 @@ class GitHubDouble:
 
         @app.before_request
         def validate() -> Response | None:
+            rest = not (request.path.startswith("/_codeload/") or manifest.is_web(request.path)
+                        or git_http.is_git(request.path))  # the web and git's HTTP are not the REST API
             try:
-                double.openapi.validate_request(GitHubRequest(request))
+                if rest:
+                    double.openapi.validate_request(GitHubRequest(request))
             except Exception as exc:  # noqa: BLE001 - any refusal by the description is a problem
-                if request.path.startswith("/_codeload/") or manifest.is_web(request.path):  # not the REST API
-                    return None
                 detail = "; ".join(str(e) for e in getattr(exc, "schema_errors", []) or []) or str(exc)
                 double.problems.append(f"{request.method} {request.full_path}: {type(exc).__name__}: {detail}")
                 return _error(422, f"request refused by the OpenAPI description: {detail}")
+            if rest and request.headers.get("X-GitHub-Api-Version") != API_VERSION:  # GitHub: say which version
+                double.problems.append(f"{request.method} {request.path}: no X-GitHub-Api-Version: {API_VERSION}")
             with double.lock:
                 fault = next((f for f in double.faults if f[0] == request.method and f[1] in request.path), None)
                 if fault is not None:
                     double.faults.remove(fault)
             if fault is not None:
-                _method, _fragment, status, headers, delay = fault
+                _method, _fragment, status, headers, delay, message = fault
                 time.sleep(delay)
                 if status:
-                    response = _error(status, "injected fault")
+                    response = _error(status, message)
                     response.headers.update(headers)
                     return response
             return None
@@ -233,6 +237,7 @@ class GitHubDouble:
                          methods=["POST"])
         app.add_url_rule("/app/installations", view_func=self.list_installations)
         self.manifests.install(app)
+        git_http.install(app, self)  # git's smart HTTP and the compare API: fetching exactly one commit
         app.add_url_rule("/installation/repositories", view_func=self.installation_repositories)
         app.add_url_rule("/repos/<owner>/<name>/pulls", view_func=self.list_pulls)
         app.add_url_rule("/repos/<owner>/<name>", view_func=self.get_repo)
@@ -345,7 +350,7 @@ class GitHubDouble:
         base = f"{self.url}/repos/{repo.full_name}"
         return {"id": repo.id, "node_id": f"R_{repo.id}", "name": name, "full_name": repo.full_name,
                 "private": False, "owner": _user(owner), "html_url": f"https://github.invalid/{repo.full_name}",
-                "url": base, "default_branch": "main"}
+                "url": base, "default_branch": "main", "clone_url": f"{self.url}/{repo.full_name}.git"}
 
     def get_repo(self, owner: str, name: str) -> Response:
         repo = self._repo(owner, name)
