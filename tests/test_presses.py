@@ -79,6 +79,7 @@ def test_replay_on_a_fork_heads_check_run_gates_that_head(ctx, double, tmp_path)
     [(func, kwargs)] = queued(ctx)
     assert func == "worker.jobs.gate_pull_request"
     assert (kwargs["target"]["pr_number"], kwargs["target"]["head_sha"]) == (7, run.head_sha)
+    assert [c.path for c in double.calls if "visitor/calc" in c.path] == []  # the fork is never read
 
 
 def test_a_rerun_of_a_fork_heads_suite_finds_its_pull_request_by_the_head(ctx, double, tmp_path):
