@@ -1,0 +1,49 @@
+"""The head GitHub would merge, exactly: its own tree whatever .gitattributes say, judged by the oracle of the
+base it would merge into (issue 14, items 4 and 6), in the App and in `run` alike."""
+
+import json
+
+from conftest import GitRepo, run_cli
+from test_app import BUGGY, CALC_PROPS, GOOD, gate, make_pull
+
+# the oracle as the branch forked from it: blind to 13 and above, so BUGGY passes it
+WEAK = CALC_PROPS.replace('for x in fixture["xs"])', 'for x in fixture["xs"] if x < 10)')
+
+
+def strengthen_main(repo: GitRepo) -> None:
+    """After the branch forked, main's oracle learned to see the bug."""
+    repo.git("checkout", "-q", "main")
+    repo.commit({"tests/properties/test_calc.py": CALC_PROPS}, "main: prop_double checks every x")
+    repo.git("checkout", "-q", "patch")
+
+
+def test_an_old_branch_is_judged_by_the_bases_current_oracle(stack, double, tmp_path):
+    name, repo = make_pull(double, tmp_path, {"src/calc.py": BUGGY}, base_files={"tests/properties/test_calc.py": WEAK})
+    strengthen_main(repo)
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "failure" and run["output"]["title"].startswith("regression"), run["output"]
+    assert "prop_double" in run["output"]["summary"]
+
+
+def test_export_ignore_and_export_subst_do_not_hold_the_head(stack, double, tmp_path):
+    attributes = "tests/ export-ignore\nsrc/version.py export-subst\n"
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"},
+                        base_files={".gitattributes": attributes, "src/version.py": "V = '$Format:%H$'\n"})
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "success", run["output"]
+    assert "patch_mismatch" not in json.dumps(run["output"])
+
+
+def test_run_judges_an_old_branch_by_the_bases_current_oracle(tmp_path):
+    repo = GitRepo(tmp_path / "calc")
+    repo.commit({"src/calc.py": GOOD, "tests/properties/test_calc.py": WEAK, ".witness.yml": "version: 1\n",
+                 "tests/fixtures/prop_double.json": {"xs": list(range(-20, 20))},
+                 "tests/fixtures/prop_total.json": {"xs": [1, 2]}}, "base")
+    repo.git("checkout", "-q", "-b", "patch")
+    repo.commit({"src/calc.py": BUGGY}, "patch")
+    strengthen_main(repo)
+    for base in ((), ("--base", "main")):  # main's tip by default, as the App has it
+        done = run_cli("run", "--repo", str(repo.path), *base, "--head", "patch", "--out", str(tmp_path / "out"),
+                       "--json", cwd=tmp_path)
+        assert done.returncode == 1, done.stdout + done.stderr  # not mixed_edit: main's own edit is not the patch's
+        assert {r["assertion_id"]: r["verdict"] for r in json.loads(done.stdout)}["prop_double"] == "regression"
