@@ -8,7 +8,7 @@ import pytest
 from rq import Queue
 from rq.serializers import JSONSerializer
 
-from appstack import check_run_event, comment_event
+from appstack import check_run_event, comment_event, pull_request_event
 from test_app import CALC_PROPS, COIN, GOOD, gate, make_pull
 from witness_gate.ledger import Ledger
 
@@ -106,6 +106,26 @@ def test_revoke_ends_an_accepted_freeze_now(stack, double, tmp_path):
     events = ledger.events(freeze.id)
     assert [(e.action, e.actor) for e in events] == [("propose", "witness-gate"), ("accept", "owner"),
                                                     ("revoke", "maintainer")]
+
+
+def test_accepting_and_revoking_moves_every_open_head_the_freeze_names(stack, double, tmp_path):
+    # two pull requests of one repository meet the same flake on the same witness
+    name, repo = flaky_pull(double, tmp_path)
+    repo.git("checkout", "-q", "main")
+    repo.git("checkout", "-q", "-b", "other")
+    repo.commit({"src/calc.py": GOOD + "\n# another tidy\n"}, "other")
+    double.open_pull(name, "other", "main", 8)
+    _, head = gate(stack, double, name)
+    assert stack.send("pull_request", pull_request_event(double, name, 8, "opened")).status_code == 202
+    other = double.sha(name, "other")
+    assert stack.wait_for_check(other)["conclusion"] == "action_required"
+    say(stack, double, name, "/witness freeze accept 24h", author="owner")  # accepted on pull request 7
+    stack.wait_until(lambda: latest(double, other)["conclusion"] == "neutral", what="pull request 8 frozen too")
+    assert latest(double, other)["output"]["title"] == "frozen: prop_coin"
+    assert latest(double, head)["conclusion"] == "neutral"
+    say(stack, double, name, "/witness freeze revoke", author="maintainer")
+    stack.wait_until(lambda: latest(double, other)["conclusion"] == "action_required", what="8 red again")
+    assert latest(double, head)["conclusion"] == "action_required"
 
 
 def test_the_accept_button_uses_the_proposed_expiry_or_asks_for_one(stack, double, tmp_path):

@@ -16,6 +16,7 @@ from witness_gate.ledger import Ledger, Outcome
 from worker.clients import PeopleClient
 from worker.context import Context, context
 from worker.gating import rerender
+from worker.silencing import rerender_silenced
 
 WRITE = {"admin", "write", "maintain"}
 
@@ -115,6 +116,7 @@ def freeze_command(ctx: Context, api: PeopleClient, run: Any | str, name: str, a
     if outcome.ok:
         acknowledge()  # the person sees it was taken before the check run catches up
         rerender(ctx, api, run.id)
+        rerender_silenced(ctx, run.repo)  # every other open head the freeze silences, or no longer does
     return outcome
 
 
@@ -127,4 +129,3 @@ def enqueue_gate(ctx: Context, target: dict[str, Any], reason: str, delivery: st
                       on_failure=Callback(jobspec.ON_FAILURE))
 
 
-_enqueue_gate = enqueue_gate  # the reconciler's name for it

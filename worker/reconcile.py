@@ -23,7 +23,7 @@ from appcore.settings import Settings
 from witness_gate.config import CONFIG_NAME
 from worker import checks
 from worker.context import Context, complete, context
-from worker.people import _enqueue_gate
+from worker.people import enqueue_gate
 from worker.silencing import rerender_expired
 
 STUCK_AFTER_SECONDS = 3600
@@ -78,7 +78,7 @@ def _gate_missing(ctx: Context, installation_id: int, repo: str, room: int) -> i
             continue
         target = {"repo": repo, "repo_id": api.repo_id(), "installation_id": installation_id,
                   "pr_number": pull.number, "head_sha": pull.head_sha, "base_sha": pull.base_sha}
-        _enqueue_gate(ctx, target, "reconciler: no run for this head", f"reconcile-{pull.head_sha[:12]}")
+        enqueue_gate(ctx, target, "reconciler: no run for this head", f"reconcile-{pull.head_sha[:12]}")
         gated += 1
     return gated
 
