@@ -198,15 +198,14 @@ def test_the_worker_holds_without_a_sandbox_unless_told(monkeypatch):
     assert (sandbox.mode, holds) == ("none", ()) and "without isolation" in note
 
 
-def test_a_checkout_cache_someone_else_can_write_is_refused(tmp_path, monkeypatch):
+def test_a_checkout_cache_someone_else_can_write_is_refused(tmp_path):
     # another local user who could write there could plant a tree marked as matching the head
     from worker import checkout as checkouts
-    shared = tmp_path / "shared"
+    shared = tmp_path / "witness-checkouts"  # under Settings.cache (WITNESS_CACHE)
     shared.mkdir()
     shared.chmod(0o777)
-    monkeypatch.setattr(checkouts, "CACHE", shared)
     with pytest.raises(checkouts.CheckoutError, match="writable by others, so what is cached in it could be planted"):
-        checkouts.checkout(api=None, repo="acme/calc", head_sha="a" * 40)
+        checkouts.checkout(api=None, repo="acme/calc", head_sha="a" * 40, cache=tmp_path)
     assert list(shared.rglob("*.witness-tree")) == []
 
 
