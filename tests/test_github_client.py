@@ -11,7 +11,7 @@ from appcore.settings import RetryPolicy, Settings
 from conftest import GitRepo
 from witness_gate import gitrepo
 from worker import checks
-from worker.checkout import checkout
+from worker.checkout import changed_paths_locally, checkout
 from worker.context import Context, complete
 from worker.github_api import GitHubError, RateLimited
 
@@ -175,3 +175,18 @@ def test_a_deferred_job_is_scheduled_again_and_its_dependents_wait(ctx):
     at = queue.scheduled_job_registry.get_scheduled_time(job).timestamp()
     assert started + 74 <= at  # the minute GitHub asked for, not now
     assert after.get_status() == "deferred"  # finish_run waits for a deferred property job
+
+
+# -- smaller, each real (issue 14, item 8) -----------------------------------------------------------
+def test_past_3000_files_the_diff_starts_where_the_head_forked(double, ctx, pull, repo, tmp_path):
+    repo.git("checkout", "-q", "main")
+    tip = repo.commit({"tests/properties/test_calc.py": "def prop_x(fixture):\n    return True\n"}, "main moves on")
+    paths = changed_paths_locally(ctx.api(target()), "acme/calc", tip, pull, cache=tmp_path / "c")
+    assert paths == ["src/calc.py"]  # main's own edit is not the patch's: no mixed_edit from a moved base
+    assert double.calls_to("GET", f"/compare/{tip}...{pull}")
+
+
+def test_every_request_says_which_api_version_it_reads(double, ctx, pull):
+    api = ctx.api(target())
+    api.pull(7), api.changed_files(7), api.file_at("src/calc.py", pull), api.repo_id()
+    assert double.calls and double.problems == []  # the double flags any request without X-GitHub-Api-Version
