@@ -98,6 +98,10 @@ class Shrinker:
             self.cache[digest] = self.run(value)
         return self.cache[digest]
 
+    def fails(self, candidate: Any) -> bool:
+        """Whether `candidate` fails with the target reason, smaller or not: searches steer by it."""
+        return self.reason_of(candidate) == self.target
+
     def would_accept(self, candidate: Any) -> bool:
         key = shortlex_key(candidate)
         return key < self.current_key and self.reason_of(candidate, key[1]) == self.target

@@ -86,9 +86,14 @@ def _in_step(search: Search, p: Path, a: int, q: Path, b: int, *, keep: str) -> 
 
 
 def _toward_zero(search: Search, magnitude: int, changes: Callable[[int], dict[Path, int]]) -> bool:
-    """Commit the smallest magnitude m < `magnitude` whose changes still fail, if any."""
+    """Commit the smallest magnitude m < `magnitude` whose changes still fail, if any.
+
+    The search steers by the failure alone: when one number grows as the other shrinks, the
+    canonical bytes need not shrink at every step on the way, only at the end, which commits
+    through the door like every other candidate.
+    """
     def fails(m: int) -> bool:
-        return search.would_accept(set_nodes(search.current, changes(m)))
+        return search.fails(set_nodes(search.current, changes(m)))
 
     best = find_smallest(fails, magnitude)
     return best < magnitude and search.consider(set_nodes(search.current, changes(best)))

@@ -18,6 +18,8 @@ class Search(Protocol):
 
     current: Any
 
+    def fails(self, candidate: Any) -> bool: ...
+
     def would_accept(self, candidate: Any) -> bool: ...
 
     def consider(self, candidate: Any) -> bool: ...
@@ -40,7 +42,7 @@ def sweep(search: Search, reduce_node: Callable[[Search, Path], bool]) -> bool:
 
 
 def delete_structure(search: Search) -> bool:
-    """Empty each container, else delete the longest runs of its children."""
+    """Delete the longest runs of each container's children (all of them first, so emptying it)."""
     return sweep(search, _reduce_structure)
 
 
@@ -65,9 +67,7 @@ def _reduce_structure(search: Search, path: Path) -> bool:
     node = get_node(search.current, path)
     if not isinstance(node, (dict, list)) or not node:
         return False
-    if search.consider(set_node(search.current, path, type(node)())):
-        return True
-    changed = False
+    changed = False  # from index 0 the tail is the whole container: emptying it is the first run
     index = 0
     while True:
         node = get_node(search.current, path)

@@ -1,0 +1,109 @@
+"""Each of the shrinker's moves finds what it exists for (issue 16), and a step is a round."""
+
+import copy
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from witness_gate.canonical import canonical_bytes
+from witness_gate.shrink import shrink
+
+
+def ints_only(value, length):
+    return isinstance(value, list) and len(value) == length and all(
+        isinstance(x, int) and not isinstance(x, bool) for x in value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=1, max_value=1000), st.integers(min_value=2**40, max_value=10**30))
+def test_a_number_far_from_zero_costs_probes_by_its_target_not_its_size(threshold, start):
+    # a walk down from the start costs about log2(start) probes twice over; small targets first do not
+    result = shrink(start, lambda v: "big" if isinstance(v, int) and v >= threshold else None, target_reason="big")
+    assert result.witness == threshold
+    assert result.evaluations <= 4 * (threshold.bit_length() + 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=1, max_value=500), st.integers(min_value=0, max_value=10**15))
+def test_equal_values_shrink_together(threshold, extra):
+    # three copies: moving a pair in step would leave the third behind
+    start = [threshold + extra] * 3
+    run = lambda v: "equal" if ints_only(v, 3) and v[0] == v[1] == v[2] >= threshold else None  # noqa: E731
+    assert shrink(start, run, target_reason="equal").witness == [threshold] * 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=10, max_value=1000), st.integers(min_value=1, max_value=9),
+       st.integers(min_value=0, max_value=2**64))
+def test_a_pair_shifts_together_keeping_its_difference(threshold, gap, extra):
+    start = [threshold + extra + gap, threshold + extra]
+    run = lambda v: "gap" if ints_only(v, 2) and v[0] >= threshold and v[0] - v[1] == gap else None  # noqa: E731
+    result = shrink(start, run, target_reason="gap")
+    assert result.witness == [threshold, threshold - gap]
+    assert result.evaluations < 120  # a walk in steps of a few units would take thousands
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=3, max_value=10**9), st.data())
+def test_value_moves_between_numbers_in_different_containers(total, data):
+    # each list keeps one number and the sum must stay: only a transfer between them shrinks it
+    first = data.draw(st.integers(min_value=1, max_value=total - 1))
+
+    def run(v):
+        shaped = isinstance(v, list) and len(v) == 2 and all(ints_only(part, 1) and part[0] for part in v)
+        return "sum" if shaped and v[0][0] + v[1][0] == total else None
+
+    result = shrink([[first], [total - first]], run, target_reason="sum")
+    assert len(canonical_bytes(result.witness)) == len(canonical_bytes([[1], [total - 1]]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(min_value=-5, max_value=5), min_size=1, max_size=6), min_size=2, max_size=8))
+def test_sibling_lists_merge_into_one(lists):
+    limit = sum(len(part) for part in lists) - 1
+
+    def run(v):
+        shaped = isinstance(v, list) and all(isinstance(part, list) for part in v)
+        return "long" if shaped and sum(len(part) for part in v) > limit else None
+
+    assert shrink(lists, run, target_reason="long").witness == [[0] * (limit + 1)]
+
+
+def heap_like(floor_depth):
+    leaf = st.none()
+    return st.recursive(leaf, lambda inner: st.tuples(st.integers(0, 50), inner, inner).map(list), max_leaves=floor_depth)
+
+
+def well_formed(node):
+    return node is None or (isinstance(node, list) and len(node) == 3 and isinstance(node[0], int)
+                            and well_formed(node[1]) and well_formed(node[2]))
+
+
+def has_culprit(node):
+    return node is not None and (node[0] >= 100 or has_culprit(node[1]) or has_culprit(node[2]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(heap_like(12), st.lists(st.sampled_from([1, 2]), min_size=1, max_size=6))
+def test_a_node_is_replaced_by_its_descendant(tree, way):
+    # the culprit sits deep in a tree whose every node must keep its shape [key, left, right]
+    culprit = [250, None, None]
+    node = root = [1, copy.deepcopy(tree), None]
+    for side in way:
+        if node[side] is None:
+            node[side] = [1, None, None]
+        node = node[side]
+    node[1] = culprit
+    run = lambda v: "big" if well_formed(v) and has_culprit(v) else None  # noqa: E731
+    assert shrink(root, run, target_reason="big").witness == [100, None, None]
+
+
+def test_a_step_is_a_round_so_a_wide_deterministic_failure_ends_at_a_local_stop():
+    order = {"id": "ord-0", "currency": "GBP", "customer": {"name": "c", "tier": "gold"},
+             "lines": [{"sku": "a", "qty": 2, "price": 151, "note": "gift wrap"}]}
+    orders = [dict(order, id=f"ord-{i}") for i in range(200)]
+    run = lambda v: "many" if isinstance(v, dict) and isinstance(v.get("orders"), list) and len(v["orders"]) >= 150 else None  # noqa: E731
+    result = shrink({"orders": orders, "rates": {"GBP": 1.0}}, run, target_reason="many")
+    assert result.stopped and not result.budget_hit  # with the defaults: 32 steps, 2000 evaluations
+    assert result.witness == {"orders": [{}] * 150}
+    assert 1 <= result.steps <= 3  # hundreds of reductions (every order emptied), in a round or two
