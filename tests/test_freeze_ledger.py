@@ -4,7 +4,6 @@ import threading
 import time
 from datetime import datetime, timedelta, timezone
 
-import pytest
 from rq import Queue
 from rq.serializers import JSONSerializer
 
@@ -140,20 +139,23 @@ def test_the_accept_button_uses_the_proposed_expiry_or_asks_for_one(stack, doubl
     assert "needs write permission" in wait_reply(stack, double, 2)
 
 
-@pytest.mark.parametrize("body, author, refusal", [
+REFUSALS = [
     ("/witness freeze accept 24h", "visitor", "needs write permission on this repository; yours is `read`"),
     ("/witness freeze accept 100h", "maintainer", "100h is longer than this repository allows (freeze.max_hours: 48)"),
     ("/witness freeze accept 0h", "maintainer", "an expiry of 0h is not in the future"),
     ("/witness freeze accept", "maintainer", "say for how long"),
     ("/witness freeze revoke", "maintainer", "there is no accepted, unexpired freeze on this pull request"),
-])
-def test_refusals_say_why_and_change_nothing(stack, double, tmp_path, body, author, refusal):
-    name, _ = flaky_pull(double, tmp_path)
+]
+
+
+def test_refusals_say_why_and_change_nothing(stack, double, tmp_path):
+    name, _ = flaky_pull(double, tmp_path)  # one gated pull request meets every refusal in turn
     _, head = gate(stack, double, name)
-    say(stack, double, name, body, author=author)
-    assert refusal in wait_reply(stack, double, 1)
-    assert [f.state for f in Ledger(stack.store).freezes() if f.repo == name] == ["proposed"]
-    assert latest(double, head)["conclusion"] == "action_required"
+    for count, (body, author, refusal) in enumerate(REFUSALS, start=1):
+        say(stack, double, name, body, author=author, comment_id=6000 + count)
+        assert refusal in wait_reply(stack, double, count), body
+        assert [f.state for f in Ledger(stack.store).freezes() if f.repo == name] == ["proposed"]
+        assert latest(double, head)["conclusion"] == "action_required"
 
 
 def test_a_regression_is_never_frozen(stack, double, tmp_path):
@@ -183,14 +185,19 @@ def test_two_people_accepting_at_once_one_wins(stack, double, tmp_path):
 
 
 WIDE_COIN = '''
+from calc import toss
 
 @contract(invariant="three or more numbers are never unlucky", domain="lists of integers")
 def prop_wide_coin(fixture):
     xs = fixture.get("xs") if isinstance(fixture, dict) else None
-    if isinstance(xs, list) and len(xs) >= 3 and os.urandom(1)[0] < 128:  # no seed can pin this
+    if isinstance(xs, list) and len(xs) >= 3 and toss():
         return "coin-tails"
     return True
 '''
+# the implementation tosses the coin; os.urandom, so no seed can pin it
+TOSS = "\nimport os\n\ndef toss():\n    return os.urandom(1)[0] < 128\n"
+ALWAYS_TAILS = "\ndef toss():\n    return True\n"
+ANOTHER_FLAKE = "\nimport os\n\ndef toss():\n    if os.urandom(1)[0] < 128:\n        raise ValueError('bent coin')\n    return False\n"
 WIDE_CONFIG = """version: 1
 properties:
   fixtures: {"*": tests/fixtures/xs.json}
@@ -206,8 +213,9 @@ freeze:
 def test_a_real_flake_over_a_wide_fixture_stays_frozen_on_every_later_attempt(stack, double, tmp_path):
     # issue "Freezes that hold for a real flake": each attempt re-shrank the flaky predicate to another
     # witness, so an accepted freeze never matched again; now later attempts replay the frozen witness
-    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"}, config=WIDE_CONFIG,
-                        props=CALC_PROPS + WIDE_COIN, permissions={"maintainer": "write"})
+    name, repo = make_pull(double, tmp_path, {"src/calc.py": GOOD + TOSS + "\n# tidy\n"}, config=WIDE_CONFIG,
+                           props=CALC_PROPS + WIDE_COIN, permissions={"maintainer": "write"},
+                           base_files={"src/calc.py": GOOD + TOSS})
     run, head = gate(stack, double, name)
     assert run["output"]["title"] == "flake: prop_wide_coin", run["output"]
     say(stack, double, name, "/witness freeze accept 2h", comment_id=9001)
@@ -227,3 +235,19 @@ def test_a_real_flake_over_a_wide_fixture_stays_frozen_on_every_later_attempt(st
     assert [e["action"] for e in standing["events"]] == ["propose", "accept"]
     page = requests.get(f"{stack.url}/records/{coin['record_id']}", headers={"Accept": "text/html"}, timeout=5).text
     assert "accepted by @maintainer until" in page
+    # a push that fails the frozen witness every time is a regression: a freeze never hides a stable failure
+    repo.commit({"src/calc.py": GOOD + ALWAYS_TAILS}, "always tails")
+    regressed = push(stack, double, name)
+    assert (regressed["conclusion"], regressed["output"]["title"]) == ("failure", "regression: prop_wide_coin")
+    # a flake with another reason is not the frozen one: the whole pipeline runs and proposes a new freeze
+    repo.commit({"src/calc.py": GOOD + ANOTHER_FLAKE}, "another flake")
+    other = push(stack, double, name)
+    assert (other["conclusion"], other["output"]["title"]) == ("action_required", "flake: prop_wide_coin"), other
+    assert "accept_freeze" in [a["identifier"] for a in other["actions"]]
+    assert "flake:raise:ValueError@src/calc.py" in other["output"]["text"]
+
+
+def push(stack, double, name):
+    """Tell the App about the branch's new head, as GitHub's synchronize does, and wait for its check run."""
+    assert stack.send("pull_request", pull_request_event(double, name, 7, "synchronize")).status_code == 202
+    return stack.wait_for_check(double.sha(name, "patch"))
