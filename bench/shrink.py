@@ -11,7 +11,11 @@ fixture as its first interesting example (what replaying a seeded example databa
 shrinks it with its own shrinker. Two encodings of JSON as choices
 are tried — kinds ordered null-first (Hypothesis's natural order) and int-first (so that the
 values Hypothesis finds simplest are also the shortest JSON) — and the better one per case is
-the baseline, which serves Hypothesis best.
+the baseline, which serves Hypothesis best. That drives Hypothesis's internals: on a version
+other than the one it was checked against (bench/shrink_engine.py) the script stops and says so.
+
+A second table runs thirteen classic shrinking problems (bench/shrink_problems.py) side by side
+with real Hypothesis's @given test under pinned seeds (bench/shrink_classic.py).
 """
 
 from __future__ import annotations
@@ -26,11 +30,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hypothesis import HealthCheck, settings, strategies as st  # noqa: E402
-from hypothesis.internal.conjecture.data import ConjectureData, Status  # noqa: E402
-from hypothesis.internal.conjecture.engine import ConjectureRunner  # noqa: E402
-from hypothesis.internal.escalation import InterestingOrigin  # noqa: E402
+from shrink_engine import KINDS, Counted, hypothesis_untested, run_hypothesis  # noqa: E402,F401 - tests use KINDS
+import shrink_classic  # noqa: E402
 
 from witness_gate.canonical import canonical_bytes  # noqa: E402
 from witness_gate.gate import shrink_until_local_stop  # noqa: E402
@@ -102,20 +105,6 @@ def corpus(quick: bool) -> list[tuple[str, str, Any, Predicate]]:
 
 
 # -- shrinkers ----------------------------------------------------------------------------------------
-class Counted:
-    """Counts distinct payloads a predicate was asked about."""
-
-    def __init__(self, predicate: Predicate) -> None:
-        self.predicate = predicate
-        self.seen: set[bytes] = set()
-        self.calls = 0
-
-    def __call__(self, value: Any) -> str | None:
-        self.calls += 1
-        self.seen.add(canonical_bytes(value))
-        return self.predicate(value)
-
-
 def run_ours(fixture: Any, predicate: Predicate, target: str) -> tuple[Any, int]:
     counted = Counted(predicate)
     result = shrink(fixture, counted, target_reason=target, max_steps=10_000, max_evals=100_000)
@@ -186,97 +175,16 @@ def run_ddmin(fixture: Any, predicate: Predicate, target: str) -> tuple[Any, int
     return witness, len(counted.seen)
 
 
-KINDS = {"null-first": ["null", "bool", "int", "float", "str", "list", "dict"],
-         "int-first": ["int", "str", "list", "dict", "bool", "null", "float"]}
-
-
-def json_strategy(order: list[str]):
-    @st.composite
-    def value(draw):
-        kind = order[draw(st.integers(0, len(order) - 1))]
-        if kind == "null":
-            return None
-        if kind == "bool":
-            return draw(st.booleans())
-        if kind == "int":
-            return draw(st.integers())
-        if kind == "float":
-            return draw(st.floats(allow_nan=False, allow_infinity=False))
-        if kind == "str":
-            return draw(st.text())
-        if kind == "list":
-            out = []
-            while draw(st.booleans()):
-                out.append(draw(value()))
-            return out
-        out = {}
-        while draw(st.booleans()):
-            key = draw(st.text())
-            out[key] = draw(value())
-        return out
-
-    return value()
-
-
-def choices_for(value: Any, order: list[str]) -> list[Any]:
-    """The choice sequence with which json_strategy(order) draws exactly `value`."""
-    if value is None:
-        return [order.index("null")]
-    if isinstance(value, bool):
-        return [order.index("bool"), value]
-    if isinstance(value, int):
-        return [order.index("int"), value]
-    if isinstance(value, float):
-        return [order.index("float"), value]
-    if isinstance(value, str):
-        return [order.index("str"), value]
-    if isinstance(value, list):
-        out = [order.index("list")]
-        for item in value:
-            out += [True, *choices_for(item, order)]
-        return out + [False]
-    out = [order.index("dict")]
-    for key, item in value.items():
-        out += [True, key, *choices_for(item, order)]
-    return out + [False]
-
-
-def run_hypothesis(fixture: Any, predicate: Predicate, target: str, order: list[str]) -> tuple[Any, int]:
-    """Hypothesis's own engine, handed the fixture's choice sequence as its first interesting example.
-
-    That is what replaying a seeded example database does; calling the engine directly also lifts
-    Hypothesis's size limit, which the larger fixtures exceed.
-    """
-    counted = Counted(predicate)
-    strategy = json_strategy(order)
-    origin = InterestingOrigin.from_exception(AssertionError(target))
-
-    def test_function(data: ConjectureData) -> None:
-        if counted(data.draw(strategy)) == target:
-            data.mark_interesting(origin)
-
-    config = settings(database=None, deadline=None, suppress_health_check=list(HealthCheck), max_examples=10**6)
-    runner = ConjectureRunner(test_function, settings=config, random=random.Random(0), ignore_limits=True)
-    start = runner.cached_test_function(tuple(choices_for(fixture, order)))
-    if start.status != Status.INTERESTING:
-        raise RuntimeError(f"the encoding does not reproduce the fixture: {start.status}")
-    runner.shrink_interesting_examples()
-    [best] = runner.interesting_examples.values()
-    return ConjectureData.for_choices(best.choices).draw(strategy), len(counted.seen)
-
-
 # -- measuring ------------------------------------------------------------------------------------------
 def one_minimal(witness: Any, predicate: Predicate, target: str) -> bool:
     return all(predicate(smaller) != target for smaller in single_deletions(witness))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="smaller fixtures (well under a minute)")
-    args = parser.parse_args()
+def wide_corpus(quick: bool) -> list[str]:
+    """The first table: wide fixtures, every shrinker from the same fixture."""
     rows = []
     worst_size_ratio, worst_eval_ratio = 0.0, 0.0
-    for name, what, fixture, predicate in corpus(args.quick):
+    for name, what, fixture, predicate in corpus(quick):
         target = predicate(fixture)
         assert target, f"{name}: the fixture must fail"
         results = {}
@@ -293,9 +201,7 @@ def main() -> int:
             if witness is not None and (best is None or (len(canonical_bytes(witness)), evals) <
                                         (len(canonical_bytes(best[1][0])), best[1][1])):
                 best = (f"hypothesis/{encoding}", entry)
-        ours_size = len(canonical_bytes(results["ours"][0]))
-        base_size = len(canonical_bytes(best[1][0]))
-        worst_size_ratio = max(worst_size_ratio, ours_size / base_size)
+        worst_size_ratio = max(worst_size_ratio, len(canonical_bytes(results["ours"][0])) / len(canonical_bytes(best[1][0])))
         worst_eval_ratio = max(worst_eval_ratio, results["ours"][1] / best[1][1])
         for label, (witness, evals, seconds) in results.items():
             size = len(canonical_bytes(witness)) if witness is not None else None
@@ -304,12 +210,27 @@ def main() -> int:
                          json.dumps(witness, sort_keys=True)[:60]))
         print(f"# {name}: {what}; fixture {len(canonical_bytes(fixture))} bytes", file=sys.stderr)
 
-    print(f"{'case':<18} {'shrinker':<30} {'bytes':>6} {'evals':>7} {'1-min':>5} {'sec':>7}  witness")
+    lines = [f"{'case':<18} {'shrinker':<30} {'bytes':>6} {'evals':>7} {'1-min':>5} {'sec':>7}  witness"]
     for name, label, size, evals, minimal, seconds, witness in rows:
-        print(f"{name:<18} {label:<30} {size if size is not None else '-':>6} {evals:>7} "
-              f"{'yes' if minimal else 'no':>5} {seconds:>7.3f}  {witness}")
-    print(f"RESULT shrink: worst witness size = {worst_size_ratio:.2f}x hypothesis (target <= 1.00)")
-    print(f"RESULT shrink: worst evaluations = {worst_eval_ratio:.2f}x hypothesis (target <= 0.20)")
+        lines.append(f"{name:<18} {label:<30} {size if size is not None else '-':>6} {evals:>7} "
+                     f"{'yes' if minimal else 'no':>5} {seconds:>7.3f}  {witness}")
+    lines.append(f"RESULT shrink: worst witness size = {worst_size_ratio:.2f}x hypothesis (target <= 1.00)")
+    lines.append(f"RESULT shrink: worst evaluations = {worst_eval_ratio:.2f}x hypothesis (target <= 0.20)")
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="smaller fixtures and two seeds (about a minute)")
+    args = parser.parse_args()
+    if hypothesis_untested():
+        print(hypothesis_untested(), file=sys.stderr)
+        return 2
+    for line in wide_corpus(args.quick):
+        print(line, flush=True)
+    print()
+    for line in shrink_classic.report(seeds=2 if args.quick else 5):
+        print(line, flush=True)
     return 0
 
 
