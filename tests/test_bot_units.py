@@ -265,7 +265,7 @@ def test_the_worker_remembers_a_failure_seen_on_the_same_patch(tmp_path):
     from types import SimpleNamespace
 
     from witness_gate.store import Store
-    from worker.gating import failed_before
+    from worker.evidence import failed_before
 
     store = Store(f"sqlite:///{tmp_path / 'w.db'}")
     store.create_schema()

@@ -14,19 +14,19 @@ from appcore import jobspec
 from appcore.jobspec import safe_id
 from witness_gate import plan as plans, tamper
 from witness_gate.attempt import Policy
-from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
+from witness_gate.canonical import patch_digest
 from witness_gate.config import CONFIG_NAME, Config, parse_config
 from witness_gate.discover import DiscoveryError, discover
 from witness_gate.environment import SetupOutcome, SetupStep, set_up
 from witness_gate.ledger import Ledger, apply_freezes
-from witness_gate.lock import Lock, LockError, parse_fixture
-from witness_gate.session import GateRun, Pinned
+from witness_gate.session import GateRun
 from witness_gate.sinks import StoreSink
 from witness_gate.verdict import Split, overall_label
 from worker import checks
 from worker.checkout import changed_paths_locally, checkout
-from worker.context import Context, complete, context, log
 from worker.clients import CheckRunClient, GateClient, PropertyClient
+from worker.context import Context, complete, context, log
+from worker.evidence import failed_before, pin_from_base
 from worker.github_api import GitHubError
 
 PROPERTY_JOB_TIMEOUT = 3600
@@ -204,10 +204,15 @@ class _LogReporter:
 
 def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict[str, Any]:
     ctx = context()
+    return gate_property(ctx, ctx.api(target), run_id, target, assertion_id)
+
+
+def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[str, Any],
+                  assertion_id: str) -> dict[str, Any]:
+    """One property of a run: its checkout, the set-up, the attempt; the record goes to the store."""
     run = ctx.store.get_run(run_id)
     if ctx.current_head(target) != run.head_sha:
         return {"skipped": "superseded"}
-    api = ctx.api(target)
     config = parse_config(run.details["config_text"], CONFIG_NAME)
     directory, _matches = checkout(api, target["repo"], run.head_sha, cache=ctx.settings.cache, base_sha=run.base_sha,
                                    oracle=plans.oracle_from_base(config, run.details["split"]["oracle_changed"]))
@@ -228,39 +233,18 @@ def run_property(run_id: str, target: dict[str, Any], assertion_id: str) -> dict
                    reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
                    notes=(note,) if note else (), flags=flags, failed_before=failed_before(ctx, run),
                    sink=StoreSink(ctx.store, run_id))  # the record goes straight to the store
-    result = gate.gate_one(prop, _pin_from_base(api, run.base_sha, config, prop.assertion_id))
+    result = gate.gate_one(prop, pin_from_base(api, run.base_sha, config, prop.assertion_id))
     return {"assertion_id": assertion_id, "label": result.verdict.label}
-
-
-def failed_before(ctx: Context, run: Any) -> dict[str, str]:
-    """Properties that failed in an earlier run of this same patch on this pull request: never forgotten."""
-    found: dict[str, str] = {}
-    for earlier in ctx.store.runs_for_pull(run.repo, run.pr_number):
-        if earlier.id == run.id or earlier.patch_digest != run.patch_digest or not run.patch_digest:
-            continue
-        for attempt in ctx.store.attempts(earlier.id):
-            if attempt.record.get("reason") is not None:
-                found.setdefault(attempt.assertion_id, f"run {earlier.id[:12]}")
-    return found
-
-
-def _pin_from_base(api: PropertyClient, base_sha: str, config: Config, assertion_id: str) -> Pinned:
-    path = config.fixture_for(assertion_id)
-    raw = api.file_at(path, base_sha)
-    if raw is None:
-        return Pinned(None, None, f"no fixture at {path} on the base branch; add it there, or map "
-                                  f"properties.fixtures.{assertion_id} in {CONFIG_NAME}")
-    try:
-        fixture = parse_fixture(raw, f"{path} (base {base_sha[:12]})")
-    except (LockError, CanonicalError) as exc:
-        return Pinned(None, None, str(exc))
-    return Pinned(Lock(path, sha256_hex(raw), config.generator_version, fixture.seed or config.seed), fixture)
 
 
 def finish_run(run_id: str, target: dict[str, Any]) -> dict[str, Any]:
     ctx = context()
+    return finish(ctx, ctx.api(target), run_id, target)
+
+
+def finish(ctx: Context, api: CheckRunClient, run_id: str, target: dict[str, Any]) -> dict[str, Any]:
+    """Once every property's job ended: the attempts under the freezes in force, rendered and completed once."""
     run = ctx.store.get_run(run_id)
-    api = ctx.api(target)
     newer = ctx.current_head(target)
     if newer != run.head_sha:
         complete(ctx, api, run_id, checks.render_ended(newer), "superseded")
