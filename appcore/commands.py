@@ -12,6 +12,7 @@ HELP_RE = re.compile(r"^/witness\s+help\s*$")
 ANY_RE = re.compile(r"^/witness(?:\s+(.*))?$")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
 HTML_COMMENT_RE = re.compile(r"<!--.*?-->")
+CODE_SPAN_RE = re.compile(r"(`+).+?\1")  # `<!--` in a code span is text, and opens no comment
 MAX_COMMANDS = 3  # acted on per comment; a comment of hundreds of lines gets one short reply, not hundreds
 
 HELP_TEXT = """\
@@ -42,7 +43,7 @@ def command_lines(body: str) -> list[str]:
         if fenced:
             continue
         raw = HTML_COMMENT_RE.sub("", raw)
-        if "<!--" in raw:  # opens a comment that a later line closes
+        if "<!--" in CODE_SPAN_RE.sub("", raw):  # opens a comment that a later line closes
             raw, hidden = raw.split("<!--", 1)[0], True
         if raw.lstrip().startswith(">") or raw.startswith((" " * 4, "\t")):
             continue

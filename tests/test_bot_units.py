@@ -56,6 +56,7 @@ def test_github_signature_test_vector():
     ("<!--\nnote\n-->\n/witness replay", [("replay", None)]),
     ("/witness replay <!-- why: flaky -->", [("replay", None)]),
     ("```\n<!--\n```\n/witness replay", [("replay", None)]),
+    ("a comment starts with `<!--`\n/witness replay", [("replay", None)]),
 ])
 def test_commands(body, commands):
     assert [(c.name, c.hours) for c in parse(body)] == commands
