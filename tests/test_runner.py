@@ -57,6 +57,14 @@ def repo(tmp_path_factory):
     (root / "tests" / "properties").mkdir(parents=True)
     (root / "tests" / "properties" / "p.py").write_text(PROPERTIES)
     (root / "tests" / "properties" / "broken.py").write_text("import no_such_module\ndef prop_x(p): return True\n")
+    # implementations that fail while a property imports them, and a property module that does not parse
+    (root / "src").mkdir()
+    (root / "src" / "raises.py").write_text("import os\nraise RuntimeError('boom')\n")
+    (root / "src" / "unparsable.py").write_text("x = 1\ndef f(:\n")
+    (root / "src" / "lost.py").write_text("kept = 1\n")
+    for module, line in (("uses_raises", "import raises"), ("uses_unparsable", "import unparsable"),
+                         ("uses_lost", "from lost import gone"), ("own_syntax", "def (")):
+        (root / "tests" / "properties" / f"{module}.py").write_text(f"{line}\ndef prop_x(p): return True\n")
     (root / "prop.sh").write_text(textwrap.dedent('''\
         #!/bin/sh
         case "$WITNESS_PROPERTY" in
@@ -116,6 +124,19 @@ def test_a_module_that_does_not_import_is_a_transport_fault_that_says_why(repo, 
     result = evaluate(repo, mode, "prop_x", module="broken.py")
     assert (result.outcome, result.reason) == ("transport", "import")
     assert "No module named 'no_such_module'" in result.detail
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("module, outcome, reason", [
+    ("uses_raises.py", "fail", "raise:RuntimeError@src/raises.py:2"),
+    ("uses_unparsable.py", "fail", "raise:SyntaxError@src/unparsable.py:2"),
+    ("uses_lost.py", "fail", "raise:ImportError@src/lost.py"),
+    ("own_syntax.py", "transport", "import"),  # the property module itself is broken: no verdict
+])
+def test_an_implementation_that_raises_while_imported_is_a_failure_with_a_stable_reason(repo, mode, module,
+                                                                                         outcome, reason):
+    results = {(r.outcome, r.reason) for r in (evaluate(repo, mode, "prop_x", module=module) for _ in range(2))}
+    assert results == {(outcome, reason)}
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -50,15 +50,39 @@ def usable_reason(text: str, clean=clean_reason) -> str:
     return reason if reason and "\n" not in text and len(reason) <= MAX_REASON else "exit:1"
 
 
+def _inside(path: str, root: str, skip: str = "") -> str | None:
+    """`path` relative to `root` (a real path ending in a separator) when it is a file of the repository."""
+    if path.startswith("<"):  # <frozen importlib._bootstrap> and the like: never the repository's
+        return None
+    full = os.path.realpath(os.path.join(root, path))
+    return full[len(root):] if full.startswith(root) and full != skip else None
+
+
 def reason_for_exception(exc: BaseException, root: str, usable=usable_reason) -> str:
     """`raise:<Type>@<relpath>:<line>` of the innermost frame inside the repository."""
     root = os.path.realpath(root) + os.sep
     where = "?"
     for frame in traceback.extract_tb(exc.__traceback__):
-        path = os.path.realpath(frame.filename)
-        if path.startswith(root):
-            where = f"{path[len(root):]}:{frame.lineno}"
+        if _inside(frame.filename, root):
+            where = f"{_inside(frame.filename, root)}:{frame.lineno}"
     return usable(f"raise:{type(exc).__name__[:80]}@{where}")
+
+
+def import_blame(exc: BaseException, root: str, relpath: str, usable=usable_reason) -> str | None:
+    """`raise:<Type>@<where>` when the implementation failed while the property module imported it (its
+    own frame, the file that does not parse, the module that lost a name); None when the property module
+    itself, or something outside the repository, is what failed: that is no verdict."""
+    root = os.path.realpath(root) + os.sep
+    own = os.path.realpath(os.path.join(root, relpath))
+    where = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if _inside(frame.filename, root, own):
+            where = f"{_inside(frame.filename, root, own)}:{frame.lineno}"
+    if where is None and isinstance(exc, SyntaxError) and exc.filename and _inside(exc.filename, root, own):
+        where = f"{_inside(exc.filename, root, own)}:{exc.lineno}"
+    if where is None and isinstance(exc, ImportError) and exc.path and _inside(exc.path, root, own):
+        where = _inside(exc.path, root, own)  # `from module import name` of a name the module no longer has
+    return usable(f"raise:{type(exc).__name__[:80]}@{where}") if where else None
 
 
 def verdict_of(returned: object, usable=usable_reason, clean=clean_reason) -> tuple[str, str | None]:
@@ -210,7 +234,7 @@ def channel(key: str, write=os.write, dup=os.dup, fstat=os.fstat, sign=_hmac_sha
     return send, say
 
 
-def main(judge=verdict_of, blame=reason_for_exception, end=os._exit) -> None:
+def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame, end=os._exit) -> None:
     """Evaluate, send the verdict, and end the process with the matching exit code (never returns)."""
     key = read_key()
     selector = os.environ.get("WITNESS_PROPERTY", "")
@@ -233,7 +257,17 @@ def main(judge=verdict_of, blame=reason_for_exception, end=os._exit) -> None:
     # from here on repository code runs: only what is bound above decides and reports
     try:
         prop = _load(relpath, function)
-    except BaseException as exc:  # noqa: BLE001 - any failure to import is no verdict
+    except BaseException as exc:  # noqa: BLE001 - a failure to import is no verdict, unless the code under test raised
+        reason = None
+        try:
+            reason = blame_import(exc, root, relpath)
+            traceback.print_exc(file=sys.stderr)
+        except BaseException:  # noqa: BLE001 - an exception whose name raises is still no verdict
+            pass
+        if reason:
+            send("fail", "-", reason)
+            say(f"{reason}\n")
+            end(EXIT_FAIL)
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         send("no_verdict", "import", detail[-2000:])
         say(f"witness harness: cannot import {relpath}: {detail}\n")
