@@ -47,3 +47,13 @@ def test_run_judges_an_old_branch_by_the_bases_current_oracle(tmp_path):
                        "--json", cwd=tmp_path)
         assert done.returncode == 1, done.stdout + done.stderr  # not mixed_edit: main's own edit is not the patch's
         assert {r["assertion_id"]: r["verdict"] for r in json.loads(done.stdout)}["prop_double"] == "regression"
+
+
+def test_a_rate_limit_too_long_to_sleep_through_defers_the_gate_which_resumes_its_run(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"})
+    # longer than a worker sleeps (WITNESS_GITHUB_MAX_WAIT, 10 s): RQ's scheduler runs the job again later
+    double.fail_next("GET", "/pulls/7/files", 429, headers={"Retry-After": "11"})
+    run, head = gate(stack, double, name)
+    assert run["conclusion"] == "success", run["output"]
+    assert [c.status for c in double.calls_to("GET", "/pulls/7/files")] == [429, 200]
+    assert len(double.runs_for(head)) == 1  # the deferred job finished the check run it had started

@@ -118,21 +118,24 @@ def _start(ctx: Context, api: GateClient, target: dict[str, Any], heads: tuple[s
     head, base, updated = heads
     ctx.mark_head(target, head, updated)  # newer work for this pull request supersedes older work
     gating = f"witness:gating:{target['repo_id']}:{target['pr_number']}:{head}"
-    if not ctx.redis.set(gating, delivery, nx=True, ex=GATING_TTL):
+    job = get_current_job()
+    # a rate limit deferred this very job (worker.failures.defer): it resumes its own run, not a new one
+    resumed = job is not None and job.meta.get("deferrals") and ctx.redis.get(gating) == delivery.encode()
+    if not ctx.redis.set(gating, delivery, nx=True, ex=GATING_TTL) and not resumed:
         # one effective run per head: a replay while one runs would only repeat its verdict
         return {"skipped": f"{head[:12]} is already being gated"}
-    job = get_current_job()
     if job is not None:
         job.meta["gating_key"] = gating  # a failure before the run exists must still release the head
         job.save_meta()
-    run = ctx.store.add_run(repo=target["repo"], installation_id=target["installation_id"],
-                            pr_number=target["pr_number"], head_sha=head, base_sha=base, status="in_progress",
-                            details={"reason": reason, "delivery": delivery, "gating_key": gating,
-                                     "repo_id": target["repo_id"], "merge_group": target.get("merge_group", "")})
+    run = ctx.store.get_run(job.meta["run_id"]) if resumed and job.meta.get("run_id") else None
+    run = run or ctx.store.add_run(repo=target["repo"], installation_id=target["installation_id"],
+                                   pr_number=target["pr_number"], head_sha=head, base_sha=base, status="in_progress",
+                                   details={"reason": reason, "delivery": delivery, "gating_key": gating,
+                                            "repo_id": target["repo_id"], "merge_group": target.get("merge_group", "")})
     if job is not None:
         job.meta["run_id"] = run.id
         job.save_meta()
-    check_id = api.create_check_run(head, {
+    check_id = run.check_run_id or api.create_check_run(head, {
         "status": "in_progress", "external_id": run.id, "details_url": ctx.details_url(run.id),
         "output": {"title": "witness-gate is running", "summary": f"{checks.MARKER}\nGating {head[:12]} ({reason})."}})
     ctx.store.update_run(run.id, check_run_id=check_id)
