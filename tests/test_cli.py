@@ -232,3 +232,29 @@ def test_freeze_refuses_a_witness_without_its_attempt_record(shop, checked, tmp_
                    "--failures", str(rec["failures"]), "--runs", "20", "--expires-in-hours", "24", cwd=shop.path)
     assert done.returncode == 2
     assert "no attempt record prop_coin.attempt.json beside the witness" in done.stderr
+
+
+def test_article_001_sequence_in_a_directory_that_is_not_a_git_repository(tmp_path):
+    # the patch digest is the content tree of what ran, so nothing holds for missing:patch_digest
+    work = tmp_path / "plain"
+    for relpath, content in {"src/shop.py": SHOP_HEAD, "tests/properties/test_shop.py": PROPERTIES,
+                             "tests/fixtures/items.json": json.dumps(FIXTURE), ".witness.yml": CONFIG}.items():
+        (work / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (work / relpath).write_text(content)
+    assert run_cli("pin", "--fixture", "tests/fixtures/items.json", "--generator-version", "3",
+                   "--out", "lock.json", cwd=work).returncode == 0
+    check = run_cli("check", "--lock", "lock.json", "--properties", "tests/properties", "--out", "w", cwd=work)
+    assert check.returncode == 1, check.stdout + check.stderr
+    (work / "changed.txt").write_text("src/shop.py\n")
+    done = run_cli("classify", "--lock", "lock.json", "--witnesses", "w", "--diff-paths", "changed.txt", "--json",
+                   cwd=work)
+    rows = {row["assertion_id"]: (row["label"], row["verdict"]) for row in json.loads(done.stdout)}
+    assert rows["prop_count_preserved"] == ("regression", "regression")
+    assert rows["prop_skus_are_strings"] == ("pass", "pass") and rows["prop_coin"][0] == "flake"
+    record = json.loads((work / "w" / "prop_coin.attempt.json").read_text())
+    assert record["patch_digest"] and "missing:patch_digest" not in record["hold_reasons"]
+    freeze = run_cli("freeze", "--assertion", "prop_coin", "--lock", "lock.json", "--witness",
+                     f"w/{record['witness_file']}", "--failures", str(record["failures"]), "--runs", "20",
+                     "--expires-in-hours", "24", "--out", "freeze.json", cwd=work)
+    assert freeze.returncode == 0, freeze.stderr
+    assert not (work / ".git").exists()

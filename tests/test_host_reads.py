@@ -328,8 +328,8 @@ def test_check_holds_a_property_module_linked_to_the_host(tmp_path, secret):
                    "--sandbox", "none", cwd=work, timeout=120)
     assert done.returncode == 3, done.stdout + done.stderr
     verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)}
-    # prop_p holds too here (missing:patch_digest: no git repository), but it ran; the linked module never did
-    assert verdicts == {"prop_p": "hold", "unsafe_path:tests.properties.test_evil.py": "hold"}
+    # prop_p ran (outside git the directory's content is the patch); the linked module never did
+    assert verdicts == {"prop_p": "pass", "unsafe_path:tests.properties.test_evil.py": "hold"}
     held = json.loads((work / "out" / "unsafe_path:tests.properties.test_evil.py.attempt.json").read_text())
     assert held["hold_reasons"][0] == "unsafe_path:tests/properties/test_evil.py" and "replays" not in held
     assert secret[1] not in done.stdout + done.stderr + "".join(p.read_text() for p in (work / "out").glob("*"))

@@ -6,7 +6,8 @@ import subprocess
 
 
 from conftest import ROOT, GitRepo, run_cli
-from witness_gate.gitrepo import changed_paths
+from witness_gate.canonical import patch_digest
+from witness_gate.gitrepo import changed_paths, content_tree
 
 PROPS = '''
 from calc import double
@@ -229,7 +230,7 @@ def test_a_checkout_that_does_not_match_the_head_tree_holds_patch_mismatch(git_r
     assert result.evidence is None  # nothing ran on code that is not the head
 
 
-def test_check_outside_git_holds_for_the_missing_patch_digest(tmp_path):
+def test_check_outside_git_binds_the_directory_content_as_the_patch(tmp_path):
     (tmp_path / "props").mkdir()
     (tmp_path / "props" / "p.py").write_text(
         "from witness_gate import contract\n"
@@ -237,11 +238,13 @@ def test_check_outside_git_holds_for_the_missing_patch_digest(tmp_path):
         "def prop_ok(p):\n    return True\n")
     (tmp_path / "f.json").write_text('{"a": 1}')
     assert run_cli("pin", "--fixture", "f.json", "--generator-version", "1", "--out", "f.lock", cwd=tmp_path).returncode == 0
+    tree = content_tree(tmp_path)  # what git would call the tree of these files, with no repository here
     done = run_cli("check", "--lock", "f.lock", "--properties", "props", "--out", "w", "--json", cwd=tmp_path)
-    assert done.returncode == 3
-    assert json.loads(done.stdout)[0]["verdict"] == "hold"
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)[0]["verdict"] == "pass"
     record = json.loads((tmp_path / "w" / "prop_ok.attempt.json").read_text())
-    assert record["hold_reasons"] == ["missing:patch_digest"]
+    assert record["hold_reasons"] == [] and record["patch_digest"] == patch_digest("", tree)
+    assert not (tmp_path / ".git").exists()
 
 
 # -- a patch that reaches for the harness (the tamper scan) --------------------------------------

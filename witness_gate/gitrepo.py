@@ -127,13 +127,14 @@ def archive(repo: Path, treeish: str, out: IO[bytes], *, max_bytes: int = MAX_EX
 
 
 def overlay(repo: Path, head: str, base: str, oracle_patterns: Iterable[str]) -> str:
-    """The tree of `head` with its oracle paths replaced by those of `base`: the head's implementation,
-    judged by the oracle of the branch it would merge into (not the one it forked from)."""
+    """The tree the gate runs: `head`'s files with its oracle paths replaced by those of `base` (the head's
+    implementation, judged by the oracle of the branch it would merge into, not the one it forked from),
+    and no submodules (a gitlink names a commit of another repository, which is never fetched)."""
     patterns = tuple(oracle_patterns)
 
     def entries(ref: str, oracle: bool) -> list[bytes]:
         listing = git(repo, "ls-tree", "-r", "-z", "--full-tree", ref).split(b"\0")
-        return [e for e in listing if e and oracle == any(
+        return [e for e in listing if e and not e.startswith(b"160000 ") and oracle == any(
             path_matches(e.split(b"\t", 1)[1].decode("utf-8", "surrogateescape"), p) for p in patterns)]
 
     lines = entries(head, False) + entries(base, True)
@@ -176,6 +177,19 @@ def fetch(store: Path, url: str, shas: list[str], *, header: str, max_bytes: int
             last = (f"the commits' objects are larger than {max_bytes / 2**20:.1f} MiB, the most the gate fetches "
                     f"({last}); move large files out of the repository, e.g. to a release")
         raise GitError(f"git fetch {' '.join(s[:12] for s in shas)} from {url}: {last}")
+
+
+def content_tree(directory: Path) -> str:
+    """The git tree sha of what `directory` holds, whether or not it is a git repository: inside one, its
+    .gitignore holds and its objects are used; elsewhere every file counts, hashed in a throwaway repository."""
+    try:
+        git(directory, "rev-parse", "--show-toplevel")
+        return tree_of_directory(directory, directory, force=False)
+    except GitError:
+        pass
+    with tempfile.TemporaryDirectory(prefix="witness-tree-") as tmp:
+        git(Path(tmp), "init", "-q", "--bare", ".")
+        return tree_of_directory(Path(tmp), directory)
 
 
 def tree_of_directory(repo: Path, directory: Path, *, force: bool = True) -> str:

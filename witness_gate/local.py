@@ -45,14 +45,23 @@ class Outcome:
     refused: str = ""  # why nothing ran, when the change itself is refused
 
 
+def working_tree(repo: Path) -> tuple[str, str]:
+    """(HEAD's tree, the working directory's content tree); HEAD's is "" outside a git repository, where
+    the content tree is still the exact code under test (article 001's sequence works in any directory)."""
+    try:
+        work_tree = gitrepo.content_tree(repo)
+    except gitrepo.GitError:
+        return "", ""
+    try:
+        return gitrepo.tree_of(repo, "HEAD"), work_tree
+    except gitrepo.GitError:
+        return "", work_tree
+
+
 def working_patch_digest(repo: Path) -> str:
     """Digest of HEAD's tree against the working directory's: the exact code under test."""
-    try:
-        head_tree = gitrepo.tree_of(repo, "HEAD")
-        work_tree = gitrepo.tree_of_directory(repo, repo, force=False)
-    except gitrepo.GitError:
-        return ""
-    return patch_digest(head_tree, work_tree)
+    head_tree, work_tree = working_tree(repo)
+    return patch_digest(head_tree, work_tree) if work_tree else ""
 
 
 def check(
@@ -128,9 +137,9 @@ def run(
     digest = patch_digest(base_tree, head_tree)
     checkout = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
     try:
-        gated = head_tree
-        if fork != base_sha and not oracle:  # base moved on: its current oracle judges the head (ARCHITECTURE.md)
-            gated = gitrepo.overlay(repo, head_sha, base_sha, config.oracle_patterns)
+        judged_by = plans.oracle_from_base(config, oracle) if fork != base_sha else ()
+        gated = gitrepo.overlay(repo, head_sha, base_sha, judged_by)  # the base's current oracle (ARCHITECTURE.md)
+        if judged_by:
             header += f"; oracle from base {base_sha[:12]}"
         gitrepo.export(repo, gated, checkout)
         holds = ()
