@@ -72,8 +72,12 @@ ATTRIBUTES = "tests/ export-ignore\nsrc/version.py export-subst\n*.py text eol=c
 
 
 def test_a_head_whose_gitattributes_reshape_archives_is_checked_out_exactly(double, ctx, repo, tmp_path):
-    head = repo.commit({".gitattributes": ATTRIBUTES, "src/version.py": "V = '$Format:%H$'\n",
-                        "tests/properties/test_calc.py": "def prop_one(fixture):\n    return True\n"}, "attrs")
+    repo.commit({".gitattributes": ATTRIBUTES, "src/version.py": "V = '$Format:%H$'\n",
+                 "tests/properties/test_calc.py": "def prop_one(fixture):\n    return True\n"}, "attrs")
+    # and a submodule: its commit lives in another repository, never fetched, so no checkout holds it
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},vendor/lib")
+    repo.git("commit", "-q", "-m", "submodule")
+    head = repo.git("rev-parse", "HEAD")
     api = ctx.api(target())
     directory, matches = checkout(api, "acme/calc", head, cache=tmp_path / "cache")
     assert matches  # the commit's own tree: patch_digest is the real one, no patch_mismatch

@@ -126,9 +126,7 @@ def checkout(api: GitHubApi, repo: str, head_sha: str, expected_tree: str = "", 
         tree_dir.mkdir(parents=True)
         store = _fetched(api, cache, repo, [head_sha, base_sha] if oracle else [head_sha])
         head_tree = gitrepo.tree_of(store, head_sha)  # git checked every object's hash as it arrived
-        gated = head_tree
-        if oracle:
-            gated = gitrepo.overlay(store, head_sha, base_sha, oracle)
+        gated = gitrepo.overlay(store, head_sha, base_sha if oracle else head_sha, oracle)
         _export(store, gated, tree_dir)
         matches = head_tree == (expected_tree or api.commit_tree(head_sha)) and tree_of(store, tree_dir) == gated
         make_readable(target)
