@@ -57,3 +57,14 @@ def test_a_rate_limit_too_long_to_sleep_through_defers_the_gate_which_resumes_it
     assert run["conclusion"] == "success", run["output"]
     assert [c.status for c in double.calls_to("GET", "/pulls/7/files")] == [429, 200]
     assert len(double.runs_for(head)) == 1  # the deferred job finished the check run it had started
+
+
+def test_the_tamper_scan_reads_the_patchs_own_lines_not_what_main_did_since(stack, double, tmp_path):
+    old = GOOD + "# os._exit(0) was the old way out\n"
+    name, repo = make_pull(double, tmp_path, {"README.md": "calc, tidied\n"}, base_files={"src/calc.py": old})
+    repo.git("checkout", "-q", "main")
+    repo.commit({"src/calc.py": GOOD}, "main drops the old comment")  # main, not the patch, touched that line
+    repo.git("checkout", "-q", "patch")
+    repo.commit({"src/calc.py": old + "\n# tidy\n"}, "patch")
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "success" and "tamper" not in json.dumps(run["output"]), run["output"]

@@ -65,7 +65,7 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
         return _refuse_plan(ctx, api, run.id, decided, config.conclusions)
     # lines the patch adds to code that can run (implementation and ignored paths) that reach for the
     # harness, and links there: holds, but the evidence runs
-    details["tamper"] = tamper_holds(api, base, head, split.code)
+    details["tamper"] = tamper_holds(api, api.merge_base(base, head), head, split.code)  # the lines the patch added
 
     head_tree = api.commit_tree(head)
     directory, matches = checkout(api, target["repo"], head, head_tree, cache=ctx.settings.cache, base_sha=base,
