@@ -36,9 +36,10 @@ def _store(cache: Path, repo: str) -> Path:
 
 
 def unpack(tarball: bytes | IO[bytes], dest: Path) -> None:
-    """Extract GitHub's tarball (one top folder) into `dest`, refusing anything that escapes it.
+    """Extract a tarball of the head (one top folder: `git archive`'s, as GitHub's) into `dest`, refusing
+    anything that escapes it.
 
-    GitHub's tarballs hold regular files, directories and symlinks only. A member that is a hard
+    A tree's archive holds regular files, directories and symlinks only. A member that is a hard
     link, a device, a FIFO or a socket, a symlink to an absolute path or one whose target leaves
     the tree, or a name that climbs out of it, is refused (CheckoutError naming the member): the
     host never follows a checkout's links or opens its special files (SPEC §9).
