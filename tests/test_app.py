@@ -1,6 +1,7 @@
 """End to end: signed webhooks into gunicorn, real rq workers, Redis, a database, and the GitHub double."""
 
 import json
+import subprocess
 import time
 
 import requests
@@ -84,7 +85,7 @@ def test_a_passing_pull_request_is_a_success(stack, double, tmp_path):
 
 
 def test_a_regression_fails_with_the_witness_and_an_annotation(stack, double, tmp_path):
-    name, _ = make_pull(double, tmp_path, {"src/calc.py": BUGGY})
+    name, repo = make_pull(double, tmp_path, {"src/calc.py": BUGGY})
     run, _ = gate(stack, double, name)
     assert run["conclusion"] == "failure"
     assert run["output"]["title"] == "regression: prop_double"
@@ -92,6 +93,14 @@ def test_a_regression_fails_with_the_witness_and_an_annotation(stack, double, tm
     [note] = [a for a in run["annotations"] if a["path"] == "tests/properties/test_calc.py"]
     assert note["start_line"] == 7 and note["annotation_level"] == "failure"  # the def line
     assert [a["identifier"] for a in run["actions"]] == ["replay"]
+    # a reviewer pastes the printed command on a clone at the head and sees the regression again
+    [command] = [ln for ln in run["output"]["text"].splitlines() if ln.startswith("witness-gate replay ")]
+    assert command.startswith(f"witness-gate replay {stack.url}/records/")
+    pasted = subprocess.run(f"{command} --runs 2", shell=True, cwd=repo.path, capture_output=True, text=True,
+                            timeout=120)
+    assert pasted.returncode == 1, pasted.stdout + pasted.stderr
+    assert "prop_double: 2 of 2 failed (reason double-wrong)" in pasted.stdout
+    assert "agrees with the record" in pasted.stdout
 
 
 def test_a_flake_needs_a_person_and_proposes_a_freeze(stack, double, tmp_path):

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from witness_gate import gitrepo, local, recordkey, sandbox as sandboxes
+from witness_gate import gitrepo, local, recordkey, replaying, sandbox as sandboxes
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError
 from witness_gate.config import ConfigError
@@ -21,7 +21,7 @@ from witness_gate.reviewing import cmd_classify, cmd_freeze, cmd_freezes
 from witness_gate.verdict import exit_code, overall_label
 
 INPUT_ERRORS = (local.InputError, ConfigError, LockError, RecordError, recordkey.RecordKeyError, CanonicalError,
-                sandboxes.SandboxUnavailable, gitrepo.GitError)
+                sandboxes.SandboxUnavailable, gitrepo.GitError, replaying.ReplayError)
 
 EPILOG = """exit codes: 0 nothing blocks; 1 regression or mixed_edit; 3 needs a person
 (flake, oracle_defect, not_reproduced, hold); 2 usage or input error.
@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_pin, _add_check, _add_classify, _add_freeze, _add_run, _add_freezes):
+    for add in (_add_pin, _add_check, _add_classify, _add_freeze, _add_run, _add_replay, _add_freezes):
         add(sub)
     return parser
 
@@ -138,6 +138,21 @@ def _add_run(sub) -> None:
     _add_runner_flags(p)
 
 
+def _add_replay(sub) -> None:
+    p = sub.add_parser(
+        "replay", help="replay a recorded witness here, in the sandbox, and say whether it agrees with the record",
+        description="Replay the witness of RECORD — a retained witness file, an attempt record, or the App's "
+                    "record page (https://…/records/<id>) — against --repo, which must hold the record's head "
+                    "(nothing is checked out for you). Same seed, same sandbox; prints `k of N failed (reason R), "
+                    "seed S, witness W` and whether that agrees with the record. Exit 1 if every run failed, "
+                    "3 if the runs disagree, 0 if none failed.")
+    p.add_argument("record", metavar="RECORD", help="witness file, attempt record, or record URL")
+    p.add_argument("--repo", default=".", help="the directory at the record's head (default: .)")
+    p.add_argument("--runs", type=_positive_int, help="replays (default: the record's policy.runs)")
+    p.add_argument("--sandbox", choices=sandboxes.MODES, default="auto",
+                   help="auto (default): bubblewrap when installed, else a plain subprocess with a warning")
+
+
 def _add_freezes(sub) -> None:
     p = sub.add_parser("freezes", help="list the freeze ledger of the App's record store (DATABASE_URL)")
     p.add_argument("--database-url", help="SQLAlchemy URL (default: $DATABASE_URL, else sqlite:///witness.db)")
@@ -152,7 +167,7 @@ SETUP_EPILOG = (f"environment: {HOSTS_ENV} (hosts a setup: step may reach; defau
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler = {"pin": cmd_pin, "check": cmd_check, "classify": cmd_classify,
-               "freeze": cmd_freeze, "run": cmd_run, "freezes": cmd_freezes}[args.command]
+               "freeze": cmd_freeze, "run": cmd_run, "replay": cmd_replay, "freezes": cmd_freezes}[args.command]
     try:
         return handler(args)
     except INPUT_ERRORS as exc:
@@ -213,6 +228,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"verdict: {label}: {outcome.refused or outcome.skipped}")
         return EXIT_BLOCK if outcome.refused else EXIT_OK
     return _finish(outcome, args.json, out_dir)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    repo = Path(args.repo).resolve()
+    items = replaying.load(args.record)
+    return replaying.replay(items, repo, config=local.load_config_file(repo),
+                            sandbox=sandboxes.choose(args.sandbox, _warn), runs=args.runs, say=_warn)
 
 
 def _finish(outcome: local.Outcome, as_json: bool, out_dir: Path) -> int:

@@ -58,6 +58,13 @@ def working_tree(repo: Path) -> tuple[str, str]:
         return "", work_tree
 
 
+def _head_sha(repo: Path) -> str:
+    try:
+        return gitrepo.rev_parse(repo, "HEAD")
+    except gitrepo.GitError:
+        return ""  # not a git repository: the content tree alone names the code
+
+
 def working_patch_digest(repo: Path) -> str:
     """Digest of HEAD's tree against the working directory's: the exact code under test."""
     head_tree, work_tree = working_tree(repo)
@@ -76,14 +83,17 @@ def check(
     if seed:
         lock = Lock(lock.path, lock.fixture_digest, lock.generator_version, seed)
     targets = _discover(repo, properties_dir, config)
-    digest = working_patch_digest(repo)
+    head_tree, work_tree = working_tree(repo)
+    digest = patch_digest(head_tree, work_tree) if work_tree else ""
+    # a commit names the code only when the working files are that commit's (uncommitted changes: the tree alone)
+    source = {"head_sha": _head_sha(repo) if head_tree == work_tree else "", "head_tree": work_tree, "tree": work_tree}
     checkout = stage_directory(repo)  # the sandbox reads a copy, never the working tree itself
     cache = Path(tempfile.mkdtemp(prefix="witness-envs-"))  # a working tree has no stable identity to cache by
     try:
         setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=cache,
                        say=reporter.say)
         run = GateRun(checkout, digest, Split(impl_changed=True, oracle_changed=False), policy, config,
-                      sandbox, out_dir, reporter, setup=setup, freezes=freezes)
+                      sandbox, out_dir, reporter, setup=setup, freezes=freezes, source=source)
         results = run.gate(targets, lambda _t: Pinned(lock, fixture))
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
@@ -155,7 +165,9 @@ def run(
                        reporter, extra_holds=holds, setup=setup,
                        flags=(*tamper_holds(repo, fork, head_sha, split.code),
                               *tamper.links_in(checkout, split.code)),
-                       failed_before=failed_before(out_dir, digest), freezes=freezes)
+                       failed_before=failed_before(out_dir, digest), freezes=freezes,
+                       source={"head_sha": head_sha, "head_tree": head_tree, "base_sha": base_sha, "tree": gated,
+                               "oracle_paths": list(judged_by)})
         pinned = _pin_from_base(repo, base_sha, config, seed)
         results = gate.gate(targets, pinned)
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from typing import Any, TextIO
 
@@ -167,6 +168,8 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
             _raw(console, "  " + json.dumps(r.evidence.witness, sort_keys=True))
             if r.witness_path:
                 _raw(console, f"  file: {r.witness_path}")
+            if r.record_path:  # one line a reviewer pastes to see it again, here or on a fresh clone at the head
+                _raw(console, f"  replay: {replay_command(str(r.record_path))}")
         if r.freeze:
             console.print(f"[bold]proposed freeze[/] for {name} "
                           "(silences nothing until a person accepts it):")
@@ -189,6 +192,13 @@ def results_json(results: list[PropertyResult]) -> list[dict[str, Any]]:
             "witness_hash": r.record.get("witness_hash"),
             "fixture_digest": r.binding.fixture_digest,
             "verdict": r.verdict.label,
+            **({"replay": replay_command(str(r.record_path))}
+               if r.record_path and r.evidence is not None and r.evidence.failed_once else {}),
         }
         for r in results
     ]
+
+
+def replay_command(record: str) -> str:
+    """The one-line command that replays a recorded witness (the console script: safe inside a checkout)."""
+    return f"witness-gate replay {shlex.quote(record)}"

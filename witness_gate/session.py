@@ -77,6 +77,9 @@ class GateRun:
     # seals the record files; None: the key `check`/`run` established (recordkey.establish), else unsealed
     record_key: RecordKey | None = None
     sink: RecordSink | None = None  # where attempts go; None: files under out_dir
+    # where the code under test came from (head_sha, head_tree, base_sha, the tree that ran, oracle_paths laid
+    # over it from the base): what `replay` checks a reviewer's directory against and rebuilds from
+    source: dict[str, Any] = field(default_factory=dict)
 
     def gate(self, targets: list[PropertyTarget], pinned: Callable[[PropertyTarget], Pinned]) -> list[PropertyResult]:
         results = []
@@ -198,6 +201,7 @@ def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None) -> d
         "assertion_id": binding.assertion_id,
         "property_id": binding.property_id,
         "patch_digest": binding.patch_digest,
+        "source": run.source,
         "contract": _contract_dict(binding),
         "contract_digest": binding.contract.digest() if binding.contract else "",
         "fixture": lock.as_dict() if lock else None,

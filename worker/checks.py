@@ -88,10 +88,13 @@ def render_results(attempts: list[dict[str, Any]], *, patch_digest: str, details
             text_parts.append(f"### proposed freeze: {md_code(a['assertion_id'])}\nIt silences nothing until a person "
                               "with write access accepts it (button or `/witness freeze accept <hours>h`).\n"
                               + md_block(json.dumps(a['freeze'], indent=2, sort_keys=True), "json"))
+    records = details_url.rsplit("/", 1)[0]  # the attempt's record sits beside the run's
     for a in attempts:
         if a.get("witness") is not None:
+            replay = f"witness-gate replay {records}/{a['record_id']}" if a.get("record_id") else ""
             text_parts.append(f"### witness: {md_code(a['assertion_id'])} ({md_text(a.get('reason'))})\n"
-                              + md_block(json.dumps(a['witness'], sort_keys=True), "json"))
+                              + md_block(json.dumps(a['witness'], sort_keys=True), "json")
+                              + (f"\nReplay it on a clone at this head:\n{md_block(replay, 'sh')}" if replay else ""))
     pointer = f"The full record: {details_url}"
     actions = [dict(REPLAY)]
     if any(a.get("freeze") for a in attempts):

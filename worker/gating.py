@@ -80,7 +80,7 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     if not targets:
         return _refuse(ctx, api, run.id, "hold", "no properties found",
                        f"No `prop_*` functions under `{config.properties_dir}`.")
-    details.update(properties=[t.assertion_id for t in targets], patch_mismatch=not matches)
+    details.update(properties=[t.assertion_id for t in targets], patch_mismatch=not matches, head_tree=head_tree)
     ctx.store.update_run(run.id, patch_digest=digest, details=details)
     _fan_out(ctx, run.id, target, config, [t.assertion_id for t in targets])
     return {"run_id": run.id, "properties": len(targets)}
@@ -217,8 +217,9 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     if ctx.current_head(target) != run.head_sha:
         return {"skipped": "superseded"}
     config = parse_config(run.details["config_text"], CONFIG_NAME)
+    oracle = plans.oracle_from_base(config, run.details["split"]["oracle_changed"])
     directory, _matches = checkout(api, target["repo"], run.head_sha, cache=ctx.settings.cache, base_sha=run.base_sha,
-                                   oracle=plans.oracle_from_base(config, run.details["split"]["oracle_changed"]))
+                                   oracle=oracle)
     [prop] = [t for t in discover(directory, config.properties_dir, config.contracts) if t.assertion_id == assertion_id]
     sandbox, holds, note = ctx.sandbox()
     if run.details.get("patch_mismatch"):
@@ -235,7 +236,9 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, None,
                    reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
                    notes=(note,) if note else (), flags=flags, failed_before=failed_before(ctx, run),
-                   sink=StoreSink(ctx.store, run_id))  # the record goes straight to the store
+                   sink=StoreSink(ctx.store, run_id),  # the record goes straight to the store
+                   source={"head_sha": run.head_sha, "head_tree": run.details.get("head_tree", ""),
+                           "base_sha": run.base_sha, "oracle_paths": list(oracle)})
     result = gate.gate_one(prop, pin_from_base(api, run.base_sha, config, prop.assertion_id))
     return {"assertion_id": assertion_id, "label": result.verdict.label}
 
