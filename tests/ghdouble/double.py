@@ -107,7 +107,7 @@ class GitHubDouble:
         self.problems: list[str] = []
         self.faults: list[tuple] = []  # (method, path fragment, status, headers, delay, message), each used once
         self.lock = threading.Lock()
-        self._ids = iter(range(1000, 10**9))
+        self._ids = iter(range(2**31 + 1000, 2**31 + 10**9))  # GitHub's ids passed 2^31 years ago
         spec = json.loads(SPEC.read_text())
         self.spec_dict = spec
         self.manifests = manifest.ManifestFlow(self)  # registration through the manifest flow
