@@ -33,6 +33,7 @@ class Side:
     witness: Any
     calls: int  # distinct values from the start on
     raw_calls: int
+    budget_hit: bool = False
 
     def size(self) -> int:
         return len(canonical_bytes(self.witness))
@@ -72,7 +73,7 @@ def run_ours_from(problem: Problem, start: Any) -> Side:
         return problem.predicate(value)
 
     result = shrink(start, counted, target_reason=problem.predicate(start))
-    return Side(result.witness, result.evaluations, len(calls))
+    return Side(result.witness, result.evaluations, len(calls), result.budget_hit)
 
 
 def compare(problem: Problem, seeds: int) -> list[tuple[Any, Side, Side]]:
@@ -89,7 +90,7 @@ def compare(problem: Problem, seeds: int) -> list[tuple[Any, Side, Side]]:
 
 def report(seeds: int) -> list[str]:
     """The table, one row per problem (medians over seeds), and the RESULT lines."""
-    lines = [f"{'problem':<17} {'min':>4} | {'ours':>5} {'calls':>6} {'min':>5} | {'hypo':>5} {'calls':>6} "
+    lines = [f"{'problem':<17} {'min':>4} | {'ours':>5} {'calls':>6} {'min':>5} {'cut':>3} | {'hypo':>5} {'calls':>6} "
              f"{'raw':>6} {'min':>5} | {'calls':>6}  ours / hypothesis witness (median seed)"]
     every_ours = every_theirs = larger = 0
     ratios = []
@@ -108,7 +109,8 @@ def report(seeds: int) -> list[str]:
         larger += ob > tb
         ratios.append(oc / tc)
         middle = sorted(runs, key=lambda r: r[1].size())[len(runs) // 2]
-        lines.append(f"{problem.name:<17} {limit:>4} | {ob:>5} {oc:>6} {ours_min:>3}/{len(runs)} | {tb:>5} {tc:>6} "
+        cut = sum(o.budget_hit for _, o, _ in runs)
+        lines.append(f"{problem.name:<17} {limit:>4} | {ob:>5} {oc:>6} {ours_min:>3}/{len(runs)} {cut:>3} | {tb:>5} {tc:>6} "
                      f"{raw:>6} {theirs_min:>3}/{len(runs)} | {oc / tc:>5.2f}x  "
                      f"{json.dumps(middle[1].witness)[:30]} / {json.dumps(middle[2].witness)[:30]}")
     lines.append(f"RESULT shrink-classic: problems where every seed reaches the minimum = {every_ours} of "

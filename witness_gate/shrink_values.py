@@ -24,9 +24,12 @@ def simplify_values(search: Search) -> bool:
 
 def _reduce_value(search: Search, path: Path) -> bool:
     node = get_node(search.current, path)
-    simplest, *rest = simpler_values(node) or [None]
-    if node is None or search.consider(set_node(search.current, path, simplest)):
-        return node is not None
+    if node is None:
+        return False
+    simplest, *rest = simpler_values(node)
+    # an empty container is the structural pass's first run: not tried twice in a round
+    if not isinstance(node, (dict, list)) and search.consider(set_node(search.current, path, simplest)):
+        return True
     # null comes last: after a shorter string or a smaller number it is seldom smaller still
     return _reduce_typed(search, path, node) or any(
         search.consider(set_node(search.current, path, simpler)) for simpler in rest)
@@ -47,9 +50,16 @@ def _reduce_typed(search: Search, path: Path, node: Any) -> bool:
 
 
 def _sort_children(search: Search, path: Path, node: list) -> bool:
-    """Children in canonical order: the same multiset, the smallest arrangement of it."""
+    """Children in canonical order: the same multiset, the smallest arrangement of it. Only where the
+    children are all of one JSON kind: a list of mixed kinds is usually a tuple, whose order is its meaning."""
+    if len({_kind(child) for child in node}) != 1:
+        return False
     ordered = sorted(node, key=shortlex_key)
     return ordered != node and search.consider(set_node(search.current, path, ordered))
+
+
+def _kind(value: Any) -> str:
+    return "number" if isinstance(value, (int, float)) and not isinstance(value, bool) else type(value).__name__
 
 
 def _empty_a_key(search: Search, path: Path, node: dict) -> bool:
