@@ -100,7 +100,8 @@ class GateRun:
             fixture_digest=lock.fixture_digest if lock else "",
             seed=lock.seed if lock else "",
         )
-        holds = self.extra_holds + self.setup.holds + target.holds  # target.holds: e.g. unsafe_path:<relpath>
+        header = pinned.fixture.header if pinned.fixture else {}
+        holds = self.extra_holds + self.setup.holds + target.holds + header_holds(header, binding)
         notes = [n for n in (*self.notes, self.setup.note, pinned.problem, target.contract_problem) if n]
         if not self.patch_digest:
             notes.append("no patch digest: run inside a git repository so the code under test can be hashed")
@@ -126,7 +127,7 @@ class GateRun:
             failed_before=self.failed_before.get(target.assertion_id, ""),
         )
         result = PropertyResult(target, binding, evidence, verdict, {}, notes=notes)
-        result.record = attempt_record(result, self, lock)
+        result.record = attempt_record(result, self, lock, header)
         self._write(result)
         return result
 
@@ -174,6 +175,13 @@ class GateRun:
         result.record_path, result.witness_path = kept.record_path, kept.witness_path
 
 
+def header_holds(header: dict[str, Any], binding: Binding) -> tuple[str, ...]:
+    """An article-000 fixture header names the property and the patch it was captured for: evidence on
+    another one would be read as theirs, so each field it names and the attempt does not match holds."""
+    return tuple(f"fixture_header:{name}" for name in ("property_id", "patch_digest")
+                 if header.get(name) and header[name] != getattr(binding, name))
+
+
 def _contract_dict(binding: Binding) -> dict[str, str] | None:
     c = binding.contract
     return {"name": c.name, "invariant": c.invariant, "input_domain": c.input_domain} if c else None
@@ -192,7 +200,8 @@ def _rows(rows: list[Evaluation]) -> list[dict[str, Any]]:
     return [{**row.as_row(), "signature": sig} for row, sig in zip(rows, sign(rows))]
 
 
-def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None) -> dict[str, Any]:
+def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None,
+                   header: dict[str, Any] | None = None) -> dict[str, Any]:
     """SPEC §2 step 10: identifiers, every outcome and signature, the tables, the label, the expiry."""
     binding, evidence, verdict = result.binding, result.evidence, result.verdict
     record: dict[str, Any] = {
@@ -206,6 +215,7 @@ def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None) -> d
         "contract_digest": binding.contract.digest() if binding.contract else "",
         "fixture": lock.as_dict() if lock else None,
         "fixture_digest": binding.fixture_digest,
+        "fixture_header": header or None,  # what an article-000 header said, beside what the attempt bound
         "seed": binding.seed,
         "policy": vars(run.policy),
         "split": {"impl_changed": run.split.impl_changed, "oracle_changed": run.split.oracle_changed},
