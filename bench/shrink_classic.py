@@ -6,9 +6,13 @@ first value its test fails on is the start; from there its predicate calls are c
 values, as our shrinker caches by digest and counts distinct values; Hypothesis's raw count is
 printed too) and its witness is the value of its final call, the replay of what it shrank to. Our
 shrinker then starts from that same value with the product's default budget (32 steps, 2,000
-evaluations). A witness "reached the minimum" when its canonical JSON is no longer than the
+evaluations). The ratio per problem is of median calls; the RESULT line takes the median
+over problems, against Hypothesis's distinct values (the stricter count) and its raw calls.
+A witness "reached the minimum" when its canonical JSON is no longer than the
 published minimum's (ours orders values by canonical bytes, so `[0, 1, 2]` is our minimum where
 Hypothesis's order gives `[0, 1, -1]`). Seeds whose generation finds no failure are skipped.
+Hypothesis also draws constants from the local modules it finds loaded (ours included), so the
+starts move when those sources change; both sides always start from the same value.
 """
 
 from __future__ import annotations
@@ -93,7 +97,7 @@ def report(seeds: int) -> list[str]:
     lines = [f"{'problem':<17} {'min':>4} | {'ours':>5} {'calls':>6} {'min':>5} {'cut':>3} | {'hypo':>5} {'calls':>6} "
              f"{'raw':>6} {'min':>5} | {'calls':>6}  ours / hypothesis witness (median seed)"]
     every_ours = every_theirs = larger = 0
-    ratios = []
+    ratios, raw_ratios = [], []
     for problem in PROBLEMS:
         runs = compare(problem, seeds)
         limit = len(canonical_bytes(problem.minimum))
@@ -108,6 +112,7 @@ def report(seeds: int) -> list[str]:
         raw = _median([t.raw_calls for _, _, t in runs])
         larger += ob > tb
         ratios.append(oc / tc)
+        raw_ratios.append(oc / raw)
         middle = sorted(runs, key=lambda r: r[1].size())[len(runs) // 2]
         cut = sum(o.budget_hit for _, o, _ in runs)
         lines.append(f"{problem.name:<17} {limit:>4} | {ob:>5} {oc:>6} {ours_min:>3}/{len(runs)} {cut:>3} | {tb:>5} {tc:>6} "
@@ -116,7 +121,9 @@ def report(seeds: int) -> list[str]:
     lines.append(f"RESULT shrink-classic: problems where every seed reaches the minimum = {every_ours} of "
                  f"{len(PROBLEMS)} (hypothesis {every_theirs}; target >= hypothesis)")
     lines.append(f"RESULT shrink-classic: problems with a larger median witness than hypothesis = {larger} (target 0)")
-    lines.append(f"RESULT shrink-classic: median calls = {statistics.median(ratios):.2f}x hypothesis (target <= 0.50)")
+    lines.append(f"RESULT shrink-classic: median calls = {statistics.median(ratios):.2f}x hypothesis's distinct "
+                 f"values (target <= 0.50)")
+    lines.append(f"RESULT shrink-classic: median calls = {statistics.median(raw_ratios):.2f}x hypothesis's raw calls")
     return lines
 
 

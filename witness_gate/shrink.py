@@ -102,6 +102,9 @@ class Shrinker:
         """Whether `candidate` fails with the target reason, smaller or not: searches steer by it."""
         return self.reason_of(candidate) == self.target
 
+    def smaller(self, candidate: Any) -> bool:
+        return shortlex_key(candidate) < self.current_key
+
     def would_accept(self, candidate: Any) -> bool:
         key = shortlex_key(candidate)
         return key < self.current_key and self.reason_of(candidate, key[1]) == self.target

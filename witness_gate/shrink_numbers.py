@@ -82,7 +82,9 @@ def _in_step(search: Search, p: Path, a: int, q: Path, b: int, *, keep: str) -> 
         delta = a - sign * m
         return {p: sign * m, q: b - delta if keep == "difference" else b + delta}
 
-    return _toward_zero(search, abs(a), moved)
+    # the other number may grow: when even the nearest-zero end is no smaller, nothing between is
+    nearest = min(1, abs(a) - 1)
+    return search.smaller(set_nodes(search.current, moved(nearest))) and _toward_zero(search, abs(a), moved)
 
 
 def _toward_zero(search: Search, magnitude: int, changes: Callable[[int], dict[Path, int]]) -> bool:
