@@ -6,6 +6,12 @@ The attempt is the example's regression (40 orders, shrunk to one line) run thro
 pipeline: first run, shrink, replays, signatures, the three tables. Its wall time is compared with
 the sum of the wall times of the evaluations it made (the gate's own overhead is the rest), and
 with the same payloads evaluated in-process, in a plain subprocess and under bubblewrap.
+
+Side by side in the same run (bench/attempt_costs.py): the overhead per evaluation beyond the
+property's own time, cold and warm; a property whose dependency (a module on the set-up's
+environment path) takes 300 ms to import, over a shrink and its replays, against one import plus the
+sum of the property's own times; and 12 replays run in parallel against the same replays one after
+another.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from witness_gate.budget import Contract  # noqa: E402
 from witness_gate.runner import PropertyRunner  # noqa: E402
 from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory  # noqa: E402
 from witness_gate.verdict import Split, decide_property  # noqa: E402
+
+from bench import attempt_costs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SELECTOR = "tests/properties/test_orders.py::prop_order_total_non_negative"
@@ -116,6 +124,8 @@ def main() -> int:
     if "bwrap" in figures and "none" in figures:
         print(f"RESULT attempt: bwrap_vs_subprocess = {(figures['bwrap'][2] - figures['none'][2]) * 1000:.2f} ms "
               f"({figures['bwrap'][2] / figures['none'][2]:.2f}x subprocess)")
+    if "bwrap" in figures:
+        attempt_costs.report(checkout, payload, raw / len(recording.payloads), repeats)
     shutil.rmtree(checkout, ignore_errors=True)
     return 0
 

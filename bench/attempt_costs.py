@@ -1,0 +1,201 @@
+"""What an evaluation costs beyond its property, cold and warm, for bench/attempt.py (one run, side by side).
+
+- overhead per evaluation: the example's witness evaluated again and again, each evaluation's wall time
+  minus the same payload's own time in-process;
+- a property whose dependency takes 300 ms of CPU to import (a module on the set-up's environment path,
+  bound at /env as the set-up's output is), through a shrink and 12 replays, against one import plus the
+  sum of the property's own times in-process;
+- 12 replays of one witness run in parallel against the same replays one after another.
+
+Each figure is a ratio against a baseline measured in the same run; `series` keeps the cumulative cost
+after each evaluation of the import-heavy attempt, for the plot in docs/PERFORMANCE.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from witness_gate.attempt import Policy, replay_frozen, run_attempt
+from witness_gate.runner import PropertyRunner
+from witness_gate.sandbox import Sandbox, make_readable, stage_directory
+
+EXAMPLE = "tests/properties/test_orders.py::prop_order_total_non_negative"
+HEAVY = "props.py::prop_under_limit"
+IMPORT_SECONDS = 0.3
+SLOW_DEPENDENCY = f'''"""Stands in for a real dependency: {IMPORT_SECONDS} s of CPU at import."""
+import time
+
+_started = time.process_time()
+while time.process_time() - _started < {IMPORT_SECONDS}:
+    pass
+
+
+def limit():
+    return 100
+'''
+HEAVY_PROPERTY = '''
+import slowdep
+
+from shop import total
+
+
+def prop_under_limit(fixture):
+    return total(fixture["items"]) <= slowdep.limit() or "over-limit"
+'''
+SHOP = "def total(items):\n    return sum(items)\n"
+HEAVY_PAYLOADS = {True: {"items": [40, 40, 40]}, False: {"items": [7 + i % 5 for i in range(12)]}}  # by --quick
+# the warm start, once the runner has one
+STARTS = ("cold", "warm") if "warm" in {f.name for f in dataclasses.fields(PropertyRunner)} else ("cold",)
+
+
+class Timed:
+    """Wraps an evaluator: the wall time and the cumulative cost after each evaluation."""
+
+    def __init__(self, evaluate) -> None:
+        self.evaluate = evaluate
+        self.parallel = getattr(evaluate, "parallel", 1)
+        self.payloads, self.seconds, self.cumulative = [], [], []
+        self.started = time.perf_counter()
+
+    def __call__(self, payload):
+        began = time.perf_counter()
+        result = self.evaluate(payload)
+        self.seconds.append(time.perf_counter() - began)
+        self.payloads.append(payload)
+        self.cumulative.append(time.perf_counter() - self.started)
+        return result
+
+
+def runner(checkout: Path, selector: str, start: str, parallel: int = 1, **extra) -> PropertyRunner:
+    """A bubblewrap runner with the warm start on or off and `parallel` replays at once."""
+    known = {f.name for f in dataclasses.fields(PropertyRunner)}
+    options = {"warm": start == "warm", "parallel": parallel}
+    return PropertyRunner(checkout, selector, "17", Sandbox("bwrap"), timeout_seconds=20,
+                          **{k: v for k, v in options.items() if k in known}, **extra)
+
+
+def closed(evaluate) -> None:
+    close = getattr(evaluate, "close", None)
+    if close is not None:
+        close()
+
+
+def in_process_seconds(prop, payloads) -> float:
+    started = time.perf_counter()
+    for p in payloads:
+        try:
+            prop(p)
+        except Exception:  # noqa: BLE001 - shrink candidates raise; the harness would record that too
+            pass
+    return time.perf_counter() - started
+
+
+def overhead(checkout: Path, witness, own_each: float, count: int) -> dict[str, float]:
+    """Median wall time of one evaluation beyond the property's own, per start."""
+    figures = {}
+    for start in STARTS:
+        evaluate = runner(checkout, EXAMPLE, start)
+        samples = []
+        for _ in range(count):
+            began = time.perf_counter()
+            evaluate(witness)
+            samples.append(time.perf_counter() - began)
+        closed(evaluate)
+        figures[start] = statistics.median(samples[1:] or samples) - own_each
+    return figures
+
+
+def heavy_checkout() -> tuple[Path, Path]:
+    """A checkout whose property imports `slowdep`, and an environment folder that holds it."""
+    source = Path(tempfile.mkdtemp(prefix="bench-heavy-"))
+    (source / "props.py").write_text(HEAVY_PROPERTY)
+    (source / "shop.py").write_text(SHOP)
+    env = Path(tempfile.mkdtemp(prefix="bench-heavy-env-"))
+    (env / "slowdep.py").write_text(SLOW_DEPENDENCY)
+    make_readable(env)
+    return stage_directory(source), env
+
+
+def heavy(policy: Policy, payload) -> tuple[dict, list[list[float]]]:
+    """The import-heavy property through a shrink and its replays: (wall, evaluations, baseline) per start."""
+    checkout, env = heavy_checkout()
+    sys.path[:0] = [str(env), str(checkout)]
+    began = time.perf_counter()
+    spec = importlib.util.spec_from_file_location("bench_heavy_props", checkout / "props.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    one_import = time.perf_counter() - began
+    figures, series = {}, {}
+    for start in STARTS:
+        timed = Timed(runner(checkout, HEAVY, start, parallel=os.cpu_count() or 1, environment=env))
+        began = time.perf_counter()
+        evidence = run_attempt(payload, timed, policy)
+        wall = time.perf_counter() - began
+        closed(timed.evaluate)
+        assert evidence.replays and all(r.outcome == "fail" for r in evidence.replays), evidence.replays
+        own = in_process_seconds(module.prop_under_limit, timed.payloads)
+        figures[start] = (wall, len(timed.payloads), one_import + own)
+        series[start] = timed.cumulative
+    shutil.rmtree(checkout, ignore_errors=True)
+    shutil.rmtree(env, ignore_errors=True)
+    return figures, series
+
+
+def replays(checkout: Path, witness, runs: int) -> dict[str, tuple[float, float]]:
+    """(one after another, in parallel) seconds for `runs` replays of the witness, per start."""
+    cores = os.cpu_count() or 1
+    policy = Policy(runs=runs, timeout_seconds=20)
+    figures = {}
+    for start in STARTS:
+        walls = []
+        for parallel in (1, cores):
+            evaluate = runner(checkout, EXAMPLE, start, parallel=parallel)
+            evaluate(witness)  # a warm parent is started before the clock starts, as a shrink leaves it
+            began = time.perf_counter()
+            replay_frozen(witness, witness, "-", evaluate, policy)
+            walls.append(time.perf_counter() - began)
+            closed(evaluate)
+        figures[start] = (walls[0], walls[1])
+    return figures
+
+
+def report(checkout: Path, payload, own_each: float, repeats: int) -> dict:
+    """Print the three side-by-side figures and their RESULT lines; returns them for a plot."""
+    witness = {"orders": [{"lines": [{"price": 0, "qty": 10}]}]}
+    each = overhead(checkout, witness, own_each, 12 if repeats == 1 else 60)
+    print(f"\n{'start':<6} {'overhead per evaluation ms':>27}")
+    for start, seconds in each.items():
+        print(f"{start:<6} {seconds * 1000:>27.2f}")
+    policy = Policy(runs=12, min_reruns=3, max_steps=64, timeout_seconds=20)
+    heavy_figures, series = heavy(policy, HEAVY_PAYLOADS[repeats == 1])
+    print(f"\n{'start':<6} {'attempt s':>10} {'evals':>6} {'import + own s':>15} {'ratio':>7}   (300 ms import)")
+    for start, (wall, count, baseline) in heavy_figures.items():
+        print(f"{start:<6} {wall:>10.3f} {count:>6} {baseline:>15.3f} {wall / baseline:>7.2f}")
+    parallel = replays(checkout, witness, 12)
+    cores = os.cpu_count() or 1
+    print(f"\n{'start':<6} {'12 replays 1 at a time s':>25} {f'{cores} at a time s':>16} {'ratio':>7}")
+    for start, (serial, wide) in parallel.items():
+        print(f"{start:<6} {serial:>25.3f} {wide:>16.3f} {wide / serial:>7.2f}")
+    print("\nevaluations -> cumulative seconds (300 ms import)")
+    for start, cumulative in series.items():
+        marks = ", ".join(f"{i}: {cumulative[i - 1]:.2f}" for i in (1, 5, 10, 20, 40, len(cumulative))
+                          if i <= len(cumulative))
+        print(f"  {start}: {marks}")
+    for start, seconds in each.items():
+        print(f"RESULT attempt: overhead_ms_{start} = {seconds * 1000:.2f} "
+              f"({(seconds + own_each) / own_each:.0f}x the property's own time; target <= 3 ms)")
+    for start, (wall, count, baseline) in heavy_figures.items():
+        print(f"RESULT attempt: import_heavy_{start} = {wall:.2f} s for {count} evaluations "
+              f"({wall / baseline:.2f}x one import plus the property's own time; target <= 1.5x)")
+    for start, (serial, wide) in parallel.items():
+        print(f"RESULT attempt: parallel_replays_{start} = {wide:.2f} s on {cores} cores "
+              f"({wide / serial:.2f}x one after another; target <= 0.6x)")
+    return {"series": series}
