@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,10 +181,13 @@ def _shrink(payload: Any, first_failure: Evaluation, evaluate: Evaluate, policy:
 
 
 def _replay(payload: Any, evaluate: Evaluate, runs: int, phase: str, progress: Progress) -> list[Evaluation]:
-    rows = []
-    for i in range(runs):
-        rows.append(evaluate(payload))
-        progress(phase, i + 1, runs)
+    # replays are independent processes: up to the runner's `parallel` at once, rows kept in their order
+    width = min(runs, getattr(evaluate, "parallel", 1))
+    rows: list[Evaluation] = []
+    with ThreadPoolExecutor(width) if width > 1 else nullcontext() as pool:
+        for row in (pool.map(evaluate, [payload] * runs) if pool else (evaluate(payload) for _ in range(runs))):
+            rows.append(row)
+            progress(phase, len(rows), runs)
     return rows
 
 

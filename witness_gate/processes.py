@@ -13,11 +13,15 @@ import os
 import selectors
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 PR_SET_CHILD_SUBREAPER = 36
+# the processes started here that are still running: evaluations in other threads are not leftovers
+_RUNNING: set[int] = set()
+_SPAWNING = threading.RLock()  # a child exists before it is in _RUNNING: listing children waits for that
 
 
 @dataclass(frozen=True)
@@ -38,9 +42,7 @@ def start_and_collect(argv: list[str], *, env: dict[str, str], cwd: str, preexec
     become_subreaper()
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec,
-                                pass_fds=pass_fds)
+        proc = spawn(argv, cwd=cwd, env=env, preexec=preexec, pass_fds=pass_fds)
     except OSError as exc:
         return Finished(b"", f"could not start {argv[0]}: {exc.strerror}".encode(), "start", -1, 0.0)
     try:
@@ -49,8 +51,30 @@ def start_and_collect(argv: list[str], *, env: dict[str, str], cwd: str, preexec
         proc.stdin.close()
     except OSError:
         pass  # it exited already; its exit says why
-    stdout, stderr, fault = collect(proc, started + timeout, output_bytes)
+    try:
+        stdout, stderr, fault = collect(proc, started + timeout, output_bytes)
+    finally:
+        released(proc.pid)
+    end_leftovers()  # orphans that left the group came to us as their subreaper
     return Finished(stdout, stderr, fault, proc.returncode, time.monotonic() - started)
+
+
+def spawn(argv: list[str], *, cwd: str, env: dict[str, str], preexec: Callable[[], None],
+          pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:
+    """Start a process in a session of its own, with pipes, marked running until `released`."""
+    become_subreaper()
+    with _SPAWNING:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec,
+                                pass_fds=pass_fds)
+        _RUNNING.add(proc.pid)
+    return proc
+
+
+def released(pid: int) -> None:
+    """`pid` has been waited for: from now on anything of that number is a leftover."""
+    with _SPAWNING:
+        _RUNNING.discard(pid)
 
 
 def collect(proc: subprocess.Popen, deadline: float, cap: int) -> tuple[bytes, bytes, str | None]:
@@ -89,7 +113,6 @@ def collect(proc: subprocess.Popen, deadline: float, cap: int) -> tuple[bytes, b
     proc.stdout.close()
     proc.stderr.close()
     proc.wait()
-    end_leftovers()  # orphans that left the group came to us as their subreaper
     return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), fault
 
 
@@ -133,15 +156,20 @@ def _children() -> list[int]:
 
 
 def end_leftovers(keep: set[int] = frozenset()) -> int:
-    """Kill and reap every child but `keep`: whatever an evaluation left behind. Returns how many."""
+    """Kill and reap every child but `keep` and those still running: whatever an evaluation left behind.
+
+    Returns how many. Under bubblewrap the only orphans are the inner processes of sandboxes whose outer
+    process has exited, so an evaluation running in another thread is never touched.
+    """
     ended = 0
-    for pid in _children():
-        if pid in keep:
-            continue
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    with _SPAWNING:
+        doomed = [pid for pid in _children() if pid not in keep and pid not in _RUNNING]
+        for pid in doomed:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    for pid in doomed:
         try:
             os.waitpid(pid, 0)
             ended += 1

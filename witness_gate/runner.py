@@ -15,6 +15,7 @@ from typing import Any
 from witness_gate.canonical import canonical_bytes
 from witness_gate.harness import VERDICT_MARK, usable_reason
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
+from witness_gate.warm_settings import parallel_from_environment
 
 DETAIL_CHARS = 2000
 
@@ -54,6 +55,13 @@ class PropertyRunner:
     command: tuple[str, ...] | None = None  # None: the Python harness
     limits: Limits = field(default_factory=Limits)
     environment: Path | None = None  # what the set-up phase installed for this head, seen read-only
+    # replays at once (attempt._replay); without bubblewrap's pid namespace an orphan cannot be told to
+    # belong to one evaluation or another, so there they run one after another
+    parallel: int = field(default_factory=parallel_from_environment)
+
+    def __post_init__(self) -> None:
+        if self.sandbox.mode != "bwrap":
+            self.parallel = 1
 
     def __call__(self, payload: Any) -> Evaluation:
         return self.evaluate(payload)

@@ -1,0 +1,79 @@
+"""Replays of one witness run at once, up to the runner's `parallel`, with their rows in order; an evaluation
+ending in one thread never ends another thread's evaluation."""
+
+import threading
+
+import pytest
+
+from witness_gate.attempt import Policy, replay_frozen
+from witness_gate.runner import Evaluation, PropertyRunner
+from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
+from witness_gate.warm_settings import SettingError, parallel_from_environment
+
+PROPERTIES = '''
+import time
+
+
+def prop_slow(p):
+    time.sleep(p["sleep"])
+    return True
+
+
+def prop_quick(p):
+    return True
+'''
+
+needs_bwrap = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("repo")
+    (root / "p.py").write_text(PROPERTIES)
+    return stage_directory(root)
+
+
+def test_replays_run_at_once_and_keep_their_order():
+    later_done = threading.Event()
+    calls, lock = [], threading.Lock()
+
+    def evaluate(payload):
+        with lock:
+            mine = len(calls)
+            calls.append(mine)
+        if mine == 0:  # the first replay waits for the second: only replays run at once get past this
+            return Evaluation("fail", "replay-0" if later_done.wait(timeout=10) else "one-after-another")
+        later_done.set()
+        return Evaluation("fail", f"replay-{mine}")
+
+    evaluate.parallel = 2
+    _, rows = replay_frozen({"x": 1}, {"x": 1}, "-", evaluate, Policy(runs=4))
+    assert [row.reason for row in rows] == ["replay-0", "replay-1", "replay-2", "replay-3"]
+
+
+def test_the_parallel_setting_is_read_with_a_clear_error():
+    assert parallel_from_environment({"WITNESS_PARALLEL": "3"}) == 3
+    assert parallel_from_environment({}) >= 1
+    with pytest.raises(SettingError, match="WITNESS_PARALLEL must be a whole number of at least 1.*not 'two'"):
+        parallel_from_environment({"WITNESS_PARALLEL": "two"})
+
+
+def test_without_bubblewrap_replays_run_one_after_another(repo):
+    # without a pid namespace an orphan cannot be told apart: another evaluation's end could take it
+    assert PropertyRunner(repo, "p.py::prop_quick", "1", Sandbox("none"), parallel=4).parallel == 1
+
+
+@needs_bwrap
+def test_an_evaluation_ending_in_another_thread_leaves_a_running_one_alone(repo):
+    slow = PropertyRunner(repo, "p.py::prop_slow", "1", Sandbox("bwrap"), timeout_seconds=20)
+    quick = PropertyRunner(repo, "p.py::prop_quick", "1", Sandbox("bwrap"), timeout_seconds=20)
+    result = {}
+    worker = threading.Thread(target=lambda: result.setdefault("slow", slow({"sleep": 2})))
+    worker.start()
+    ended = 0
+    while worker.is_alive() or ended < 3:  # every quick evaluation ends its own leftovers meanwhile
+        assert quick({}).outcome == "pass"
+        ended += 1
+    worker.join()
+    assert result["slow"].outcome == "pass", result["slow"]
+
