@@ -380,3 +380,14 @@ def test_a_head_that_reaches_for_the_harness_holds_with_the_tamper_reason(stack,
     assert [a["hold_reasons"] for a in attempts] == [["tamper:ctypes@src/calc.py:7"]] * 2
     assert all(len(a["first_runs"]) == 20 for a in attempts)  # the evidence still ran and is on the record
     double.expect("GET", "/contents/src/calc.py")  # both sides read through the API, not the checkout
+
+
+def test_a_new_witness_yml_is_checked_beside_the_result_and_never_gates(stack, double, tmp_path):
+    broken = CONFIG.replace("  runs: 20\n", "  runs: 20\n  retries: 3\n")  # an unknown key, at line 6
+    name, _ = make_pull(double, tmp_path, {".witness.yml": broken})
+    run, _ = gate(stack, double, name)
+    assert "| `prop_double` | oracle_defect | 0/20 |" in run["output"]["summary"], run["output"]  # the base's runs
+    assert "### the new `.witness.yml`" in run["output"]["text"]
+    assert "policy.retries: unknown key" in run["output"]["text"]
+    [note] = [a for a in run["annotations"] if a["path"] == ".witness.yml"]
+    assert (note["start_line"], note["annotation_level"]) == (6, "warning")

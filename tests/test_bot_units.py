@@ -375,3 +375,18 @@ def test_a_comment_acts_on_at_most_three_commands():
     payload["comment"]["body"] = "\n".join(["/witness replay"] * 200 + ["/witness help"])
     [job] = route("issue_comment", payload, "d-6").jobs
     assert [c["name"] for c in job.kwargs["commands"]] == ["replay"] * 3 and job.kwargs["ignored"] == 198
+
+
+def test_the_review_is_shown_beside_the_check_run_with_an_annotation_per_problem():
+    from witness_gate.config import Config
+    from witness_gate.plan import review_head_config
+    from worker.checks import CheckOutput, with_head_config
+
+    review = review_head_config(Config(), b"version: 1\n\npolicy:\n  runs: many\n", [".witness.yml"])
+    output = with_head_config(CheckOutput("success", "pass", "summary", "text"), review.as_dict())
+    assert output.conclusion == "success"  # the base's version decided; the new one changes nothing yet
+    [note] = output.annotations
+    assert (note["path"], note["start_line"], note["annotation_level"]) == (".witness.yml", 4, "warning")
+    assert output.text.startswith("### the new `.witness.yml`") and output.text.endswith("text")
+    moved = review_head_config(Config(), b"version: 1\npaths:\n  impl: ['lib/']\n  ignore: ['src/']\n", [".witness.yml", "src/a.py"])
+    assert "| `src/a.py` | impl | ignored |" in with_head_config(CheckOutput("success", "t", "s"), moved.as_dict()).text

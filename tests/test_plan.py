@@ -4,6 +4,7 @@ import pytest
 
 from witness_gate import plan as plans
 from witness_gate.config import Config, parse_config
+from witness_gate.plan import ConfigReview, review_head_config
 
 CONFIG = parse_config('version: 1\npaths:\n  impl: ["src/"]\n  oracle: ["tests/properties/", "tests/fixtures/"]\n'
                       '  ignore: ["docs/", "**/*.md"]\n')
@@ -44,3 +45,24 @@ def test_an_invalid_config_is_refused_with_its_line_as_a_number():
     assert isinstance(refused, plans.Refusal) and refused.label == "invalid_config"
     assert refused.line == 3 and refused.files == (".witness.yml",)
     assert refused.problems[0].startswith(".witness.yml (base abc):3: policy.runs: expected an integer >= 1")
+
+
+# -- a change that edits .witness.yml: the base's still gates, the head's is reviewed ------------------
+HEAD_IGNORES_SRC = b"version: 1\npaths:\n  impl: ['lib/']\n  ignore: ['src/']\n"
+
+
+@pytest.mark.parametrize("raw, changed, expected", [
+    (HEAD_IGNORES_SRC, ["src/a.py"], None),  # .witness.yml untouched: nothing to review
+    (None, [".witness.yml"], ConfigReview(deleted=True)),
+    (b"version: 1\npolicy:\n  runs: many\n", [".witness.yml"],
+     ConfigReview(problems=((3, ".witness.yml:3: policy.runs: expected an integer >= 1, got 'many'"),))),
+    (b"version: 1\npolicy:\n  bogus: 1\nfreeze:\n  max_hours: -1\n", [".witness.yml"],
+     ConfigReview(problems=((3, ".witness.yml:3: policy.bogus: unknown key; allowed here: policy.max_evals, "
+                                "policy.max_steps, policy.min_reruns, policy.runs, policy.timeout_seconds"),
+                            (5, ".witness.yml:5: freeze.max_hours: expected a number > 0, got -1")))),
+    (HEAD_IGNORES_SRC, [".witness.yml", "src/a.py", "tests/properties/p.py"],
+     ConfigReview(reclassified=(("src/a.py", "impl", "ignored"),))),
+    (b"version: 1\n", [".witness.yml", "src/a.py"], ConfigReview()),  # valid, classifies alike
+])
+def test_the_head_config_is_reviewed_each_problem_at_its_line(raw, changed, expected):
+    assert review_head_config(Config(), raw, changed) == expected

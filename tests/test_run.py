@@ -66,7 +66,13 @@ def test_a_mixed_edit_is_refused_before_anything_runs(git_repo):
     done = gate(repo)
     assert done.returncode == 1
     assert "verdict: mixed_edit" in done.stdout and "tests/properties/test_calc.py" in done.stdout
-    assert not (repo.path.parent / "out").exists()
+    # nothing ran, but the refusal keeps its record, and --json has the shape of every other outcome
+    [change] = [p for p in (repo.path.parent / "out").rglob("*") if p.is_file()]
+    record = json.loads(change.read_text())
+    assert change.name == "change.json" and record["label"] == "mixed_edit"
+    assert record["oracle_files"] == ["tests/properties/test_calc.py"] and record["changed"]
+    [row] = json.loads(gate(repo, "--json").stdout)
+    assert (row["assertion_id"], row["verdict"], row["runs"]) == (None, "mixed_edit", 0)
 
 
 def test_a_rename_counts_at_both_paths(git_repo):
@@ -108,7 +114,10 @@ def test_a_change_made_only_of_ignored_paths_is_skipped(git_repo):
     assert done.returncode == 0, done.stderr
     assert ("verdict: skipped: only paths.ignore paths changed (2: README.md, docs/guide.txt); nothing to gate"
             in done.stdout)
-    assert not (repo.path.parent / "out").exists()
+    [change] = [p for p in (repo.path.parent / "out").rglob("*") if p.is_file()]
+    assert json.loads(change.read_text())["label"] == "skipped"
+    [row] = json.loads(gate(repo, "--json").stdout)
+    assert (row["verdict"], row["reason"]) == ("skipped", json.loads(change.read_text())["reason"])
 
 
 def test_a_root_level_module_is_gated_as_implementation_and_its_regression_caught(git_repo):
@@ -407,3 +416,12 @@ def test_the_shipped_flake_stays_frozen_once_its_freeze_is_accepted(tmp_path):
         verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(again.stdout)}
         assert verdicts["prop_converted_total_rounds_half_up"] == "frozen", again.stderr[-3000:]
         assert verdicts["prop_order_total_non_negative"] == "regression"  # a freeze never touches another property
+
+
+def test_a_change_to_witness_yml_is_gated_by_the_base_and_its_new_version_reviewed(git_repo):
+    repo = base_repo(git_repo, config="version: 1\npaths:\n  impl: ['src/']\n")
+    repo.commit({".witness.yml": "version: 1\npaths:\n  impl: ['src/']\n  ignore: ['src/']\npolicy:\n  runs: x\n"})
+    done = gate(repo)
+    assert "the new .witness.yml (this change's; the base's version gated it):" in done.stdout, done.stdout
+    assert "would be refused: .witness.yml (at head" in done.stdout and ":6: policy.runs: expected" in done.stdout
+    assert "oracle_defect" in done.stdout  # the base's config: .witness.yml is an oracle path, so the oracle changed

@@ -16,8 +16,9 @@ from witness_gate.files import CACHE_ENV
 from witness_gate.lock import LockError, pin, read_lock, write_lock
 from witness_gate.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_USAGE
 from witness_gate.records import ATTEMPT_SUFFIX, RecordError, read_freezes
-from witness_gate.report import print_report, reporter_for, results_json
+from witness_gate.report import print_report, reporter_for, results_json, review_lines
 from witness_gate.reviewing import cmd_classify, cmd_freeze, cmd_freezes
+from witness_gate.sinks import CHANGE_RECORD
 from witness_gate.verdict import exit_code, overall_label
 
 INPUT_ERRORS = (local.InputError, ConfigError, LockError, RecordError, recordkey.RecordKeyError, CanonicalError,
@@ -221,11 +222,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     if outcome.refused or outcome.skipped:
         label = "mixed_edit" if outcome.refused else "skipped"
-        if args.json:
-            print(json.dumps({"label": label, "reason": outcome.refused or outcome.skipped}))
+        reason = outcome.refused or outcome.skipped
+        if args.json:  # the same shape as every other outcome: a list of rows, here one for the whole change
+            print(json.dumps([{"assertion_id": None, "label": label, "failures": 0, "runs": 0, "witness_hash": None,
+                               "fixture_digest": None, "verdict": label, "reason": reason}], indent=2))
         else:
             print(outcome.header)
-            print(f"verdict: {label}: {outcome.refused or outcome.skipped}")
+            for line in review_lines(outcome.config_review):
+                print(line)
+            print(f"verdict: {label}: {reason}")
+            print(f"record: {out_dir / CHANGE_RECORD}")
         return EXIT_BLOCK if outcome.refused else EXIT_OK
     return _finish(outcome, args.json, out_dir)
 
@@ -243,7 +249,8 @@ def _finish(outcome: local.Outcome, as_json: bool, out_dir: Path) -> int:
     if as_json:
         print(json.dumps(results_json(outcome.results), indent=2))
     else:
-        print_report(outcome.results, outcome.header, overall_label(labels_), code, out_dir)
+        header = "\n".join([outcome.header, *review_lines(outcome.config_review)])
+        print_report(outcome.results, header, overall_label(labels_), code, out_dir)
     return code
 
 

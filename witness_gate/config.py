@@ -19,9 +19,10 @@ CONCLUSIONS = outcomes.CONCLUSIONS
 class ConfigError(ValueError):
     """One or more problems in a `.witness.yml`, each naming file, line and key."""
 
-    def __init__(self, problems: list[str], line: int = 1) -> None:
+    def __init__(self, problems: list[str], line: int = 1, lines: list[int] | None = None) -> None:
         self.problems = problems
         self.line = line  # of the first problem, for an annotation
+        self.lines = lines if lines and len(lines) == len(problems) else [line] * len(problems)  # one per problem
         super().__init__("\n".join(problems))
 
 
@@ -227,11 +228,11 @@ def parse_config(text: str | bytes, source: str = CONFIG_NAME) -> Config:
         if name:
             fields[name] = converted
     if problems:
-        raise ConfigError(problems, first_line[0] if first_line else 1)
+        raise ConfigError(problems, first_line[0] if first_line else 1, first_line)
     config = Config(**fields)
     problems.extend(_cross_checks(config, where))
     if problems:
-        raise ConfigError(problems, first_line[0] if first_line else 1)
+        raise ConfigError(problems, first_line[0] if first_line else 1, first_line)
     return config
 
 

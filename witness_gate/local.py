@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import tempfile
+from datetime import datetime, timezone
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +19,7 @@ from witness_gate.environment import SetupOutcome, default_cache, set_up
 from witness_gate.lock import Lock, LockError, load_pinned, parse_fixture
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 from witness_gate.session import GateRun, Pinned, PropertyResult, Reporter
+from witness_gate.sinks import keep_change
 from witness_gate.verdict import FreezeMatch, Split
 
 
@@ -43,6 +46,7 @@ class Outcome:
     header: str
     skipped: str = ""  # why nothing ran, when nothing had to
     refused: str = ""  # why nothing ran, when the change itself is refused
+    config_review: plans.ConfigReview | None = None  # the head's new .witness.yml, when the change edits it
 
 
 def working_tree(repo: Path) -> tuple[str, str]:
@@ -56,6 +60,10 @@ def working_tree(repo: Path) -> tuple[str, str]:
         return gitrepo.tree_of(repo, "HEAD"), work_tree
     except gitrepo.GitError:
         return "", work_tree
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _head_sha(repo: Path) -> str:
@@ -134,13 +142,19 @@ def run(
         raise ConfigError(list(config.problems), config.line)
     decided = plans.plan(config, changed)  # fails closed: a path outside impl, oracle and ignore is impl
     split = decided.split
+    review = plans.review_head_config(config, gitrepo.show(repo, head_sha, CONFIG_NAME) if CONFIG_NAME in changed
+                                      else None, changed, f"{CONFIG_NAME} (at head {head_sha[:12]})")
     impl, oracle = split.impl_changed, split.oracle_changed
     header = (f"witness-gate run: {repo} base {base_sha[:12]} -> head {head_sha[:12]}; "
               f"{len(changed)} changed paths (impl changed: {impl}, oracle changed: {oracle})")
     if isinstance(decided, plans.Refusal):
+        keep_change(out_dir, {"record_id": secrets.token_hex(16), "created_at": _now(), "label": decided.label,
+                              "reason": decided.reason, "head_sha": head_sha, "base_sha": base_sha,
+                              "changed": changed, "oracle_files": list(decided.files),
+                              "split": {"impl_changed": impl, "oracle_changed": oracle}})
         if decided.label == "mixed_edit":
-            return Outcome([], header, refused=decided.reason)
-        return Outcome([], header, skipped=decided.reason)
+            return Outcome([], header, refused=decided.reason, config_review=review)
+        return Outcome([], header, skipped=decided.reason, config_review=review)
     if callable(sandbox):
         sandbox = sandbox()
     policy = Policy.from_config(config, runs)
@@ -172,7 +186,7 @@ def run(
         results = gate.gate(targets, pinned)
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
-    return Outcome(results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}")
+    return Outcome(results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}", config_review=review)
 
 
 def failed_before(out_dir: Path, digest: str) -> dict[str, str]:

@@ -73,3 +73,40 @@ def oracle_from_base(config: Config, oracle_changed: bool) -> tuple[str, ...]:
     when the change is implementation only (the base's current oracle judges it, however long ago the
     head forked), none when the oracle is what changed (it is under review as the head has it)."""
     return () if oracle_changed else config.oracle_patterns
+
+
+@dataclass(frozen=True)
+class ConfigReview:
+    """A change that edits `.witness.yml`: the base's version still gates it; the head's is checked so its
+    author sees, before it merges, each problem at its line and which of the change's own paths it would
+    classify differently."""
+
+    problems: tuple[tuple[int, str], ...] = ()  # (line, text) of each problem of the head's version
+    reclassified: tuple[tuple[str, str, str], ...] = ()  # (path, kind under the base's, kind under the head's)
+    deleted: bool = False
+
+    def as_dict(self) -> dict:
+        return {"problems": [list(p) for p in self.problems], "reclassified": [list(r) for r in self.reclassified],
+                "deleted": self.deleted}
+
+
+def review_head_config(base: Config, raw_head: bytes | None, changed: Iterable[str],
+                       source: str = CONFIG_NAME) -> ConfigReview | None:
+    """None when the change leaves `.witness.yml` alone; else what its new version would mean."""
+    changed = sorted(set(changed))
+    if CONFIG_NAME not in changed:
+        return None
+    if raw_head is None:
+        return ConfigReview(deleted=True)
+    try:
+        head = parse_config(raw_head, source)
+    except ConfigError as exc:
+        return ConfigReview(problems=tuple(zip(exc.lines, exc.problems)))
+    rows = tuple((path, _kind(base, path), _kind(head, path)) for path in changed)
+    return ConfigReview(reclassified=tuple(row for row in rows if row[1] != row[2]))
+
+
+def _kind(config: Config, path: str) -> str:
+    split = config.split([path])
+    return "+".join(kind for kind, paths in (("impl", split.impl), ("oracle", split.oracle),
+                                             ("ignored", split.ignored)) if paths) or "none"

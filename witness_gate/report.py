@@ -202,3 +202,17 @@ def results_json(results: list[PropertyResult]) -> list[dict[str, Any]]:
 def replay_command(record: str) -> str:
     """The one-line command that replays a recorded witness (the console script: safe inside a checkout)."""
     return f"witness-gate replay {shlex.quote(record)}"
+
+
+def review_lines(review: Any) -> list[str]:
+    """What a change's new .witness.yml would mean (witness_gate.plan.ConfigReview), for the report."""
+    if review is None:
+        return []
+    lines = ["the new .witness.yml (this change's; the base's version gated it):"]
+    if review.deleted:
+        lines.append("  it is deleted: once merged, the embedded defaults apply")
+    lines += [f"  would be refused: {shown(problem, 500)}" for _line, problem in review.problems]
+    lines += [f"  would classify {shown(path, 200)} as {now}, not {was}" for path, was, now in review.reclassified]
+    if len(lines) == 1:
+        lines.append("  valid, and classifies this change's paths as the base's does")
+    return lines

@@ -54,6 +54,15 @@ class FileSink:
         return Kept(record_path, witness_path)
 
 
+CHANGE_RECORD = "change.json"
+
+
+def keep_change(out_dir: Path, record: dict[str, Any]) -> Path:
+    """A change refused or skipped before any property ran still leaves its record: `<out_dir>/change.json`."""
+    key = recordkey.established()
+    return write_json_atomic(out_dir / CHANGE_RECORD, recordkey.seal(record, key) if key is not None else record)
+
+
 @dataclass
 class StoreSink:
     """The App's record store, under the gate run `run_id`: the store is the record, so nothing is sealed."""

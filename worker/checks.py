@@ -140,6 +140,33 @@ def render_plan_refusal(refusal: Any, overrides: dict[str, str] | None = None) -
     return render_refusal("skipped", refusal.title, "This pull request changes no file.", overrides=overrides)
 
 
+def with_head_config(output: CheckOutput, review: dict[str, Any] | None) -> CheckOutput:
+    """A pull request that edits `.witness.yml`: the base's version gated it; what the new one would mean is
+    said beside the result (each problem annotated at its line), never in force before it merges."""
+    if not review:
+        return output
+    lines = ["### the new `.witness.yml` (this pull request's; the base's version gated it)"]
+    annotations = []
+    if review.get("deleted"):
+        lines.append("This pull request deletes `.witness.yml`: once merged, pull requests get no check run.")
+    for line, problem in review.get("problems") or []:
+        lines.append(f"- {md_text(problem, NOTE_LIMIT)}")
+        annotations.append({"path": ".witness.yml", "start_line": _int(line) or 1, "end_line": _int(line) or 1,
+                            "annotation_level": "warning", "message": shown(problem, NOTE_LIMIT),
+                            "title": "witness-gate: the new .witness.yml would be refused"})
+    if review.get("reclassified"):
+        lines += ["It would classify this pull request's own paths differently:", "",
+                  "| path | under the base's | under this one |", "|---|---|---|"]
+        lines += [f"| {md_code(path, None)} | {md_text(was)} | {md_text(now)} |"
+                  for path, was, now in review["reclassified"][:50]]
+    elif not review.get("problems") and not review.get("deleted"):
+        lines.append("It is valid, and classifies this pull request's paths as the base's does.")
+    text = "\n".join(lines) + ("\n\n" + output.text if output.text else "")
+    room = ANNOTATIONS_PER_REQUEST * 20 - len(output.annotations)  # GitHub keeps at most 1,000 in all
+    return CheckOutput(output.conclusion, output.title, output.summary, fit(text),
+                       [*output.annotations, *annotations[:max(room, 0)]], output.actions)
+
+
 def render_ended(newer_head: str) -> CheckOutput:
     """Work on this head stopped: the pull request was closed, or a newer push replaced it."""
     if newer_head == "closed":

@@ -26,6 +26,7 @@ from worker import checks
 from worker.checkout import changed_paths_locally, checkout
 from worker.clients import CheckRunClient, GateClient, PropertyClient
 from worker.context import Context, complete, context, log
+from worker.rendering import render
 from worker.evidence import failed_before, pin_from_base
 from worker.github_api import GitHubError
 
@@ -58,11 +59,15 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     changed, capped = _changed(api, target, base, head, ctx.settings.cache)
     decided = plans.plan(config, changed)  # fails closed: a path outside impl, oracle and ignore is impl
     split = decided.split
+    # an edited .witness.yml: the base's still gates; the new one is checked and shown beside the result
+    review = plans.review_head_config(config, api.file_at(CONFIG_NAME, head) if CONFIG_NAME in changed else None,
+                                      changed, f"{CONFIG_NAME} (head {head[:12]})")
     details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
-               "split": {"impl_changed": split.impl_changed, "oracle_changed": split.oracle_changed}}
+               "split": {"impl_changed": split.impl_changed, "oracle_changed": split.oracle_changed},
+               "head_config": review.as_dict() if review else None}
     ctx.store.update_run(run.id, details=details)
     if isinstance(decided, plans.Refusal):  # ... then apply
-        return _refuse_plan(ctx, api, run.id, decided, config.conclusions)
+        return _refuse_plan(ctx, api, run.id, decided, config.conclusions, details["head_config"])
     # lines the patch adds to code that can run (implementation and ignored paths) that reach for the
     # harness, and links there: holds, but the evidence runs
     details["tamper"] = tamper_holds(api, api.merge_base(base, head), head, split.code)  # the lines the patch added
@@ -175,8 +180,9 @@ def tamper_holds(api: PropertyClient, base: str, head: str, impl_paths: tuple[st
 
 
 def _refuse_plan(ctx: Context, api: CheckRunClient, run_id: str, refusal: plans.Refusal,
-                 overrides: dict[str, str] | None = None) -> dict[str, Any]:
-    complete(ctx, api, run_id, checks.render_plan_refusal(refusal, overrides), refusal.label)
+                 overrides: dict[str, str] | None = None, head_config: dict | None = None) -> dict[str, Any]:
+    output = checks.with_head_config(checks.render_plan_refusal(refusal, overrides), head_config)
+    complete(ctx, api, run_id, output, refusal.label)
     return {"run_id": run_id, "label": refusal.label}
 
 
@@ -266,27 +272,7 @@ def finish(ctx: Context, api: CheckRunClient, run_id: str, target: dict[str, Any
         if attempt.get("freeze"):
             ledger.propose(repo=run.repo, pr_number=run.pr_number, run_id=run_id, head_sha=run.head_sha,
                            proposal=attempt["freeze"])
-    config = parse_config(run.details["config_text"], CONFIG_NAME)
-    output = checks.render_results(attempts, patch_digest=run.patch_digest, details_url=ctx.details_url(run_id),
-                                   overrides=config.conclusions)
+    output = render(ctx, run, attempts)
     label = overall_label([a["label"] for a in attempts])
     complete(ctx, api, run_id, output, label)
     return {"run_id": run_id, "label": label, "conclusion": output.conclusion}
-
-
-def rerender(ctx: Context, api: CheckRunClient, run_id: str) -> str:
-    """After an accept or a revoke: the head's check run says what holds now, at once."""
-    run = ctx.store.get_run(run_id)
-    ledger = Ledger(ctx.store)
-    ledger.expire_due()
-    attempts = apply_freezes(sorted((a.record for a in ctx.store.attempts(run_id)), key=lambda r: r["assertion_id"]),
-                             ledger.active(run.repo))
-    config = parse_config(run.details["config_text"], CONFIG_NAME)
-    output = checks.render_results(attempts, patch_digest=run.patch_digest, details_url=ctx.details_url(run_id),
-                                   overrides=config.conclusions)
-    body = output.bodies(ctx.details_url(run_id), run_id)[0]
-    body["output"].pop("annotations")  # they are on the run already; a PATCH would add them again
-    api.update_check_run(run.check_run_id, body)
-    label = overall_label([a["label"] for a in attempts])
-    ctx.store.update_run(run_id, label=label, conclusion=output.conclusion)
-    return label

@@ -7,7 +7,8 @@ reconciler (worker.reconcile).
 
 from worker.context import Context, context  # what every job builds on
 from worker.failures import cancel_pull_request, on_job_failure
-from worker.gating import finish_run, gate_pull_request, rerender, run_property
+from worker.gating import finish_run, gate_pull_request, run_property
+from worker.rendering import rerender
 from worker.buttons import handle_action
 from worker.people import handle_comment
 from worker.reconcile import reconcile

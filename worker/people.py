@@ -15,7 +15,7 @@ from witness_gate.config import CONFIG_NAME, parse_config
 from witness_gate.ledger import Ledger, Outcome
 from worker.clients import PeopleClient
 from worker.context import Context, context
-from worker.gating import rerender
+from worker.rendering import rerender
 from worker.silencing import rerender_silenced
 
 WRITE = {"admin", "write", "maintain"}

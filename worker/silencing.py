@@ -6,7 +6,7 @@ from __future__ import annotations
 from witness_gate.ledger import Ledger, apply_freezes
 from witness_gate.verdict import overall_label
 from worker.context import Context
-from worker.gating import rerender
+from worker.rendering import rerender
 
 
 def rerender_silenced(ctx: Context, repo: str) -> list[str]:
