@@ -93,14 +93,7 @@ def find_largest(holds: Callable[[int], bool], limit: int) -> int:
     while hi <= limit and holds(hi):
         lo = hi
         hi *= 2
-    hi = min(hi, limit + 1)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if holds(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return _split(lo, min(hi, limit + 1), holds)[0]
 
 
 def find_smallest(holds: Callable[[int], bool], limit: int) -> int:
@@ -128,10 +121,15 @@ def find_smallest(holds: Callable[[int], bool], limit: int) -> int:
             above, step = down, step * 2
         elif target >= above:
             break
-    while above - below > 1:
-        mid = (below + above) // 2
-        if holds(mid):
-            above = mid
+    return _split(below, above, lambda mid: not holds(mid))[1]
+
+
+def _split(left: int, right: int, on_left: Callable[[int], bool]) -> tuple[int, int]:
+    """Bisection of (left, right) down to neighbours, `left` on the side where on_left holds."""
+    while right - left > 1:
+        mid = (left + right) // 2
+        if on_left(mid):
+            left = mid
         else:
-            below = mid
-    return above
+            right = mid
+    return left, right
