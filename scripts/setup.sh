@@ -13,6 +13,8 @@ if [ "${1:-}" = "--dev" ]; then
   # the admin pages are tested in a real headless browser
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+  # the Node example (examples/invoices) is gated end to end
+  command -v node >/dev/null 2>&1 || need+=(nodejs)
   # the end-to-end tests need a Redis at 127.0.0.1:6379
   command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 fi
