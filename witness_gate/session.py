@@ -114,7 +114,11 @@ class GateRun:
                 repo=self.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command, **setup,
             )
-            evidence = self._attempt(binding, pinned.fixture.payload, runner, notes)
+            try:
+                evidence = self._attempt(binding, pinned.fixture.payload, runner, notes)
+            finally:
+                getattr(runner, "close", lambda: None)()  # a warm start's sandboxes end with their series
+            notes += [note for note in (getattr(runner, "note", ""),) if note]  # why a warm start went cold
             notes += _transport_notes(evidence)
             if self.failed_before.get(target.assertion_id) and not evidence.failed_once:
                 notes.append(f"failed before on this same patch ({self.failed_before[target.assertion_id]}) but "
