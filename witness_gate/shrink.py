@@ -9,7 +9,7 @@ from typing import Any
 from witness_gate.canonical import canonical_bytes, sha256_hex, shortlex_key
 from witness_gate.gate import shrink_until_local_stop
 from witness_gate.shrink_numbers import shift_pairs, shrink_equal_values
-from witness_gate.shrink_structure import delete_structure, lift_descendants, merge_sibling_lists
+from witness_gate.shrink_structure import delete_structure, lift_descendants, lift_similar, merge_sibling_lists
 from witness_gate.shrink_values import simplify_values
 
 __all__ = ["ShrinkResult", "Shrinker", "shrink", "shrink_until_local_stop", "single_deletions"]
@@ -39,9 +39,11 @@ class _BudgetSpent(Exception):
     pass
 
 
-# coarse to fine: structure first (it removes the most per evaluation), then numbers that move
-# together (copies of one value, pairs in step) before each value alone
+# coarse to fine: structure first (it removes the most per evaluation; layers of a recursive tree
+# before single children), then numbers that move together (copies of one value, pairs in step)
+# before each value alone
 MOVES = (
+    lift_similar,
     delete_structure,
     lift_descendants,
     merge_sibling_lists,

@@ -57,6 +57,15 @@ def lift_descendants(search: Search) -> bool:
     return sweep(search, _lift)
 
 
+def lift_similar(search: Search) -> bool:
+    """`lift_descendants` for descendants of the very same shape (as many children, the same keys).
+
+    It runs before deletion: a recursive tree (expressions, heaps) loses whole layers first, so
+    deletion is not probed, child by child, in layers that are about to go.
+    """
+    return sweep(search, lambda s, path: _lift(s, path, similar=True))
+
+
 def merge_sibling_lists(search: Search) -> bool:
     """Concatenate list children of one list: all into the first, else neighbouring pairs.
 
@@ -97,7 +106,7 @@ def _delete_longest_run(search: Search, path: Path, index: int, node: dict | lis
     return search.consider(without(find_largest(lambda k: search.would_accept(without(k)), room)))
 
 
-def _lift(search: Search, path: Path) -> bool:
+def _lift(search: Search, path: Path, *, similar: bool = False) -> bool:
     changed = False
     while True:
         node = get_node(search.current, path)
@@ -105,13 +114,17 @@ def _lift(search: Search, path: Path) -> bool:
             return changed
         candidates = {}
         for inner in descendants(node, LIFT_DEPTH):
-            if type(inner) is type(node) and inner:  # an empty one was tried by deletion
-                candidates.setdefault(shortlex_key(inner), inner)
+            if type(inner) is type(node) and inner and (not similar or _same_shape(inner, node)):
+                candidates.setdefault(shortlex_key(inner), inner)  # an empty one is deletion's
         lifted = next((inner for _, inner in sorted(candidates.items(), key=lambda kv: kv[0])[:LIFT_LIMIT]
                        if search.consider(set_node(search.current, path, inner))), None)
         if lifted is None:
             return changed
         changed = True
+
+
+def _same_shape(a: dict | list, b: dict | list) -> bool:
+    return len(a) == len(b) if isinstance(a, list) else a.keys() == b.keys()
 
 
 def _merge(search: Search, path: Path) -> bool:
