@@ -72,7 +72,7 @@ def test_a_killed_work_horse_still_ends_the_check_run(stack, double, tmp_path):
 
     head = _slow_gate_in_progress(stack, double, tmp_path)
     time.sleep(0.5)
-    horses = _horses(stack.queue)
+    horses = _horses(stack)
     assert horses, "no work-horse to kill"
     subprocess.run(["kill", "-9", str(horses[0])], check=True)
     run = stack.wait_for_check(head, timeout=120)
@@ -90,21 +90,26 @@ def _slow_gate_in_progress(stack, double, tmp_path) -> str:
     head = double.sha(name, "patch")
     assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
     stack.wait_until(lambda: double.runs_for(head), what="the check run")
-    stack.wait_until(lambda: _horses(stack.queue), what="a work-horse running a job")
+    stack.wait_until(lambda: _horses(stack), what="a work-horse running a job")
     return head
 
 
-def _horses(queue: str) -> list[int]:
+def _horses(stack) -> list[int]:
     """Work-horses of this stack's rq workers: their forked children running a job.
 
-    Only this stack's queue counts: another test run on the machine has workers of its own.
+    Only this stack's queue counts: another test run on the machine has workers of its own. A worker
+    started --with-scheduler also forks its scheduler, which runs no job: its log names its pid.
     """
+    import re
     import subprocess
 
+    schedulers = {pid for log in (stack.tmp / "logs").glob("worker-*.log")
+                  for pid in re.findall(r"Scheduler for .* started with PID (\d+)", log.read_text(errors="replace"))}
     out = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout.splitlines()
-    workers = {line.split()[0] for line in out[1:] if f"rq.cli worker {queue} " in line}
+    workers = {line.split()[0] for line in out[1:] if f"rq.cli worker {stack.queue} " in line}
     # a horse is forked by a worker (RQ may retitle it, so its args are no guide)
-    return [int(line.split()[0]) for line in out[1:] if line.split()[1] in workers]
+    return [int(line.split()[0]) for line in out[1:]
+            if line.split()[1] in workers and line.split()[0] not in schedulers]
 
 
 def test_the_reconciler_gates_a_missed_head_and_ends_a_stuck_run(stack, double, tmp_path):
@@ -152,9 +157,9 @@ def test_a_whole_worker_killed_mid_attempt_still_ends_the_check_run(stack, doubl
     head = _slow_gate_in_progress(stack, double, tmp_path)
     out = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout.splitlines()
     workers = {line.split()[0]: line.split()[1] for line in out[1:] if f"rq.cli worker {stack.queue} " in line}
-    busy = {workers[str(h)] for h in _horses(stack.queue) if str(h) in workers}
+    busy = {workers[str(h)] for h in _horses(stack) if str(h) in workers}
     victim = int(sorted(busy)[0])
-    for pid in [victim] + [h for h in _horses(stack.queue) if workers.get(str(h)) == str(victim)]:
+    for pid in [victim] + [h for h in _horses(stack) if workers.get(str(h)) == str(victim)]:
         os.kill(pid, signal.SIGKILL)
     # RQ parks the dead worker's job as abandoned and runs neither its failure callback nor its
     # dependents, so the check run would stay in progress: the reconciler is what ends it
