@@ -66,6 +66,10 @@ class Shrinker:
     smaller failing witness or nothing, so one round that commits is one step, however many
     reductions it commits. `max_steps` thus bounds how often the whole tool is applied, not the
     fixture's width: a 200-order fixture costs a few steps, not one per order.
+
+    The searches inside moves (runs to delete, magnitudes of numbers) presume that failing is
+    monotone and give up when one step does not fail; a failure that skips values (fails at
+    multiples of 100, say) can leave a witness a jump away from a smaller one.
     """
 
     def __init__(
@@ -170,7 +174,8 @@ def shrink(
     witness still fails with `target_reason`; `stopped` and `budget_hit` never both hold.
     A step is one round of every move that returns a strictly smaller failing witness (article
     000's `shrink_once`); `max_steps` bounds those rounds and `max_evals` the distinct predicate
-    calls. The budget is hit only when a further reduction was found past one of them.
+    calls. `budget_hit` says one of them ended the search before a local stop (the step budget
+    only when a further reduction was found past it).
     """
     shrinker = Shrinker(
         payload, run, target_reason=target_reason, max_steps=max_steps, max_evals=max_evals
