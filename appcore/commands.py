@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-REPLAY_RE = re.compile(r"^/witness\s+replay\s*$")
+REPLAY_RE = re.compile(r"^/witness\s+replay(?:\s+(\d{1,12}))?\s*$")
 FREEZE_ACCEPT_RE = re.compile(r"^/witness\s+freeze\s+accept(?:\s+(\d+(?:\.\d+)?)h)?\s*$")
 FREEZE_REVOKE_RE = re.compile(r"^/witness\s+freeze\s+revoke\s*$")
 HELP_RE = re.compile(r"^/witness\s+help\s*$")
@@ -17,7 +17,8 @@ MAX_COMMANDS = 3  # acted on per comment; a comment of hundreds of lines gets on
 
 HELP_TEXT = """\
 witness-gate commands (people with write access or more):
-- `/witness replay` — gate the current head again.
+- `/witness replay [N]` — gate the current head again; with N, replay each failing witness N times and answer
+  with what they did (at most `policy.max_runs`, 50 unless `.witness.yml` says otherwise).
 - `/witness freeze accept [<hours>h]` — accept the proposed freeze of a flake, until that many hours from now.
 - `/witness freeze revoke` — end an accepted freeze now.
 - `/witness help` — this list."""
@@ -28,6 +29,7 @@ class Command:
     name: str  # replay, freeze_accept, freeze_revoke, help, unknown
     hours: float | None = None
     text: str = ""  # the line as written
+    runs: int | None = None  # `/witness replay N`
 
 
 def command_lines(body: str) -> list[str]:
@@ -57,8 +59,8 @@ def parse(body: str) -> list[Command]:
     for line in command_lines(body):
         if not ANY_RE.match(line):
             continue
-        if REPLAY_RE.match(line):
-            found.append(Command("replay", text=line))
+        if m := REPLAY_RE.match(line):
+            found.append(Command("replay", text=line, runs=int(m.group(1)) if m.group(1) else None))
         elif m := FREEZE_ACCEPT_RE.match(line):
             found.append(Command("freeze_accept", float(m.group(1)) if m.group(1) else None, line))
         elif FREEZE_REVOKE_RE.match(line):

@@ -391,3 +391,21 @@ def test_a_new_witness_yml_is_checked_beside_the_result_and_never_gates(stack, d
     assert "policy.retries: unknown key" in run["output"]["text"]
     [note] = [a for a in run["annotations"] if a["path"] == ".witness.yml"]
     assert (note["start_line"], note["annotation_level"]) == (6, "warning")
+
+
+def test_replay_with_a_count_answers_in_one_comment_and_respects_the_cap(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": BUGGY})
+    _, head = gate(stack, double, name)
+    over = stack.send("issue_comment", comment_event(double, name, 7, "/witness replay 51", "maintainer", comment_id=911))
+    assert over.status_code == 202
+    stack.wait_until(lambda: double.comments, what="the refusal")
+    assert "51 replays is more than this repository allows (policy.max_runs: 50)" in double.comments[0]["body"]
+    assert len(double.runs_for(head)) == 1  # refused: nothing ran again
+    asked = stack.send("issue_comment", comment_event(double, name, 7, "/witness replay 7", "maintainer", comment_id=912))
+    assert asked.status_code == 202
+    again = stack.wait_for_check(head, count=2)
+    assert "| `prop_double` | regression | 7/7 |" in again["output"]["summary"], again["output"]
+    stack.wait_until(lambda: len(double.comments) >= 2, what="the answer")
+    answer = double.comments[1]["body"]
+    assert "replayed each failing witness 7 times" in answer and "`prop_double`: 7 of 7 failed (double-wrong)" in answer
+    assert len(double.comments) == 2  # one answer, not one per property or per replay

@@ -62,6 +62,23 @@ def test_commands(body, commands):
     assert [(c.name, c.hours) for c in parse(body)] == commands
 
 
+@pytest.mark.parametrize("body, parsed", [
+    ("/witness replay 12", [("replay", 12)]),
+    ("/witness  replay   50 ", [("replay", 50)]),
+    ("/witness replay 0", [("replay", 0)]),  # parsed, then refused with a reason: never a silent default
+    ("/witness replay", [("replay", None)]),
+    # negatives: not a count
+    ("/witness replay 12x", [("unknown", None)]),
+    ("/witness replay -3", [("unknown", None)]),
+    ("/witness replay 1.5", [("unknown", None)]),
+    ("/witness replay 12 34", [("unknown", None)]),
+    ("/witness replay 1234567890123", [("unknown", None)]),
+    ("please /witness replay 12", []),
+])
+def test_replay_takes_a_count(body, parsed):
+    assert [(c.name, c.runs) for c in parse(body)] == parsed
+
+
 def pr_payload(action="opened"):
     from ghdouble.webhooks import app_payload
 

@@ -42,6 +42,7 @@ class Config:
     min_reruns: int = 3
     max_steps: int = 32
     max_evals: int = 2000
+    max_runs: int = 50  # the most replays `/witness replay N` may ask for
     timeout_seconds: float = 60
     expires_in_hours: float | None = None
     max_hours: float = 168
@@ -189,6 +190,7 @@ SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
     ("policy.min_reruns", "min_reruns", _int(2), "fewest replays that can decide"),
     ("policy.max_steps", "max_steps", _int(0), "shrink step budget"),
     ("policy.max_evals", "max_evals", _int(1), "shrink evaluation budget"),
+    ("policy.max_runs", "max_runs", _int(1), "most replays `/witness replay N` may ask for"),
     ("policy.timeout_seconds", "timeout_seconds", _number(), "per evaluation"),
     ("freeze.expires_in_hours", "expires_in_hours", _optional(_number()), "proposed expiry"),
     ("freeze.max_hours", "max_hours", _number(), "longest expiry a person may accept"),

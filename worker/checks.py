@@ -167,6 +167,18 @@ def with_head_config(output: CheckOutput, review: dict[str, Any] | None) -> Chec
                        [*output.annotations, *annotations[:max(room, 0)]], output.actions)
 
 
+def replay_answer(attempts: list[dict[str, Any]], runs: int, details_url: str) -> str:
+    """The one comment that answers `/witness replay N`: per failing property, k of N failed, seed, witness."""
+    failing = [a for a in attempts if _int(a.get("failures"))]
+    lines = [f"{MARKER}\n**witness-gate replayed each failing witness {runs} times** ({details_url})", ""]
+    lines += [f"- {md_code(a['assertion_id'])}: {_int(a.get('failures'))} of {_int(a.get('runs'))} failed"
+              f" ({md_text(a.get('reason') or '-')}), seed {md_code(a.get('seed') or '-')}, "
+              f"witness {md_code(_short(a.get('witness_hash')))}" for a in failing]
+    if not failing:
+        lines.append(f"No property failed: {len(attempts)} passed their {runs} runs each.")
+    return fit("\n".join(lines))
+
+
 def render_ended(newer_head: str) -> CheckOutput:
     """Work on this head stopped: the pull request was closed, or a newer push replaced it."""
     if newer_head == "closed":

@@ -40,6 +40,12 @@ class CheckRunClient(Protocol):
     def update_check_run(self, check_run_id: int, body: dict[str, Any]) -> None: ...
 
 
+class FinishClient(CheckRunClient, Protocol):
+    """Finishing a run: its check run, and the one answer `/witness replay N` asked for."""
+
+    def comment(self, number: int, body: str) -> None: ...
+
+
 class PeopleClient(Protocol):
     """The GitHub calls people's commands and buttons make, and no others."""
 

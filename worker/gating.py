@@ -24,7 +24,7 @@ from witness_gate.sinks import StoreSink
 from witness_gate.verdict import Split, overall_label
 from worker import checks
 from worker.checkout import changed_paths_locally, checkout
-from worker.clients import CheckRunClient, GateClient, PropertyClient
+from worker.clients import CheckRunClient, FinishClient, GateClient, PropertyClient
 from worker.context import Context, complete, context, log
 from worker.rendering import render
 from worker.evidence import failed_before, pin_from_base
@@ -150,7 +150,8 @@ def _start(ctx: Context, api: GateClient, target: dict[str, Any], heads: tuple[s
 
 def _fan_out(ctx: Context, run_id: str, target: dict[str, Any], config: Config, assertion_ids: list[str]) -> None:
     """One job per property, and the job that finishes the run once they all ended (however)."""
-    timeout = min(PROPERTY_JOB_TIMEOUT, int(config.timeout_seconds * (3 * config.runs + config.max_evals)) + 120)
+    runs = target.get("runs") or config.runs  # `/witness replay N` asks for N replays of each witness
+    timeout = min(PROPERTY_JOB_TIMEOUT, int(config.timeout_seconds * (3 * runs + config.max_evals)) + 120)
     if SetupStep.of(config):  # it may wait for another job's set-up of this head, then fail and build its own
         timeout += int(2 * config.setup_timeout_seconds)
     jobs = [ctx.queue.enqueue(jobspec.RUN_PROPERTY, kwargs={"run_id": run_id, "target": target,
@@ -239,7 +240,8 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     split = Split(**run.details["split"])
     ledger = Ledger(ctx.store)
     ledger.expire_due()
-    gate = GateRun(directory, run.patch_digest, split, Policy.from_config(config), config, sandbox, None,
+    policy = Policy.from_config(config, target.get("runs"))  # `/witness replay N`: N replays of each witness
+    gate = GateRun(directory, run.patch_digest, split, policy, config, sandbox, None,
                    reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
                    notes=(note,) if note else (), flags=flags, failed_before=failed_before(ctx, run),
                    sink=StoreSink(ctx.store, run_id),  # the record goes straight to the store
@@ -254,7 +256,7 @@ def finish_run(run_id: str, target: dict[str, Any]) -> dict[str, Any]:
     return finish(ctx, ctx.api(target), run_id, target)
 
 
-def finish(ctx: Context, api: CheckRunClient, run_id: str, target: dict[str, Any]) -> dict[str, Any]:
+def finish(ctx: Context, api: FinishClient, run_id: str, target: dict[str, Any]) -> dict[str, Any]:
     """Once every property's job ended: the attempts under the freezes in force, rendered and completed once."""
     run = ctx.store.get_run(run_id)
     newer = ctx.current_head(target)
@@ -275,4 +277,6 @@ def finish(ctx: Context, api: CheckRunClient, run_id: str, target: dict[str, Any
     output = render(ctx, run, attempts)
     label = overall_label([a["label"] for a in attempts])
     complete(ctx, api, run_id, output, label)
+    if target.get("answer_runs") and run.pr_number:  # `/witness replay N` is answered in one comment
+        api.comment(run.pr_number, checks.replay_answer(attempts, target["runs"], ctx.details_url(run_id)))
     return {"run_id": run_id, "label": label, "conclusion": output.conclusion}

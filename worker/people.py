@@ -11,7 +11,7 @@ from rq.job import Callback
 from appcore import jobspec
 from appcore.commands import HELP_TEXT, MAX_COMMANDS
 from appcore.jobspec import safe_id
-from witness_gate.config import CONFIG_NAME, parse_config
+from witness_gate.config import CONFIG_NAME, Config, parse_config
 from witness_gate.ledger import Ledger, Outcome
 from worker.clients import PeopleClient
 from worker.context import Context, context
@@ -66,6 +66,14 @@ def answer_comment(ctx: Context, api: PeopleClient, target: dict[str, Any], comm
         permission = permission or Permission.of(api, author)
         if not permission.allowed:
             lines.append(f"`{text}` {permission.reason}. Nothing was done.")
+        elif name == "replay" and command.get("runs") is not None:
+            refused = replays_refused(ctx, api, target, command["runs"])
+            if refused:
+                lines.append(f"`{text}` refused: {refused}. Nothing was done.")
+            else:
+                acknowledge()  # the answer comes as one comment once the head was gated again
+                enqueue_gate(ctx, {**target, "runs": command["runs"], "answer_runs": True},
+                             f"/witness replay {command['runs']} by @{author}", delivery)
         elif name == "replay":
             acknowledge()
             enqueue_gate(ctx, target, f"/witness replay by @{author}", delivery)
@@ -81,6 +89,17 @@ def answer_comment(ctx: Context, api: PeopleClient, target: dict[str, Any], comm
     if reply:
         api.comment(target["pr_number"], reply)
     return {"commands": [c["name"] for c in commands], "ignored": ignored, "replied": bool(reply)}
+
+
+def replays_refused(ctx: Context, api: PeopleClient, target: dict[str, Any], runs: int) -> str:
+    """Why `/witness replay N` cannot run N replays here ("" when it can): the base's policy.max_runs caps it."""
+    if runs < 1:
+        return "say how many replays, 1 or more"
+    run = current_run(ctx, api, target)
+    cap = (parse_config(run.details["config_text"], CONFIG_NAME) if not isinstance(run, str) else Config()).max_runs
+    if runs > cap:
+        return f"{runs} replays is more than this repository allows (policy.max_runs: {cap})"
+    return ""
 
 
 def reply_text(author: str, lines: list[str], show_help: bool) -> str:

@@ -26,7 +26,8 @@ def route(payload: dict[str, Any], delivery: str, app_slug: str):
         return Routed(note="issue_comment: no /witness command")
     t = target(payload, issue["number"])
     kwargs = {"target": t, "comment_id": int(comment["id"]), "author": author,
-              "commands": [{"name": c.name, "hours": c.hours, "text": c.text} for c in commands[:MAX_COMMANDS]],
+              "commands": [{"name": c.name, "hours": c.hours, "text": c.text, "runs": c.runs}
+                           for c in commands[:MAX_COMMANDS]],
               "ignored": max(0, len(commands) - MAX_COMMANDS), "delivery": delivery}
     return Routed([Job(jobspec.HANDLE_COMMENT, kwargs,
                        safe_id("comment", t["repo_id"], t["pr_number"], comment["id"]))])
