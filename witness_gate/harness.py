@@ -301,5 +301,14 @@ def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame
     end(EXIT_PASS)  # skips teardown: atexit hooks and daemon threads of the property cannot change the verdict
 
 
+def warm_main() -> None:
+    """`--warm`: one interpreter per series forks each evaluation (witness_gate/warm_parent.py, loaded by path)."""
+    where = os.path.join(GATE, "witness_gate", "warm_parent.py")
+    spec = importlib.util.spec_from_file_location("_witness_warm_parent", where)
+    module = importlib.util.module_from_spec(spec)  # not in sys.modules: an evaluation finds nothing of it there
+    spec.loader.exec_module(module)
+    module.serve(main, _follow_pth)
+
+
 if __name__ == "__main__":
-    main()
+    warm_main() if sys.argv[1:] == ["--warm"] else main()

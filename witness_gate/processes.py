@@ -60,13 +60,13 @@ def start_and_collect(argv: list[str], *, env: dict[str, str], cwd: str, preexec
 
 
 def spawn(argv: list[str], *, cwd: str, env: dict[str, str], preexec: Callable[[], None],
-          pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:
-    """Start a process in a session of its own, with pipes, marked running until `released`."""
+          pass_fds: tuple[int, ...] = (), quiet: bool = False) -> subprocess.Popen:
+    """Start a process in a session of its own, with pipes (`quiet`: /dev/null), marked running until `released`."""
     become_subreaper()
+    streams = subprocess.DEVNULL if quiet else subprocess.PIPE
     with _SPAWNING:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec,
-                                pass_fds=pass_fds)
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=streams, stdout=streams, stderr=streams,
+                                start_new_session=True, preexec_fn=preexec, pass_fds=pass_fds)
         _RUNNING.add(proc.pid)
     return proc
 

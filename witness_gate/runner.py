@@ -8,16 +8,22 @@ import math
 import secrets
 import shutil
 import signal
+import threading
+import weakref
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from witness_gate.canonical import canonical_bytes
 from witness_gate.harness import VERDICT_MARK, usable_reason
+from witness_gate.processes import Finished
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
-from witness_gate.warm_settings import parallel_from_environment
+from witness_gate.warm import READY_SECONDS, WarmParent, WarmSeries
+from witness_gate.warm_imports import wanted
+from witness_gate.warm_settings import parallel_from_environment, warm_from_environment
 
 DETAIL_CHARS = 2000
+WARM_CPU_SECONDS = 3600  # the warm parent's own; each evaluation forked from it gets the timeout's
 
 
 @dataclass(frozen=True)
@@ -45,7 +51,7 @@ def hash_seed(seed: str) -> str:
 
 @dataclass
 class PropertyRunner:
-    """Evaluates one property of one checkout; each call is a fresh process, no cache."""
+    """Evaluates one property of one checkout; each call is a fresh process, cold or forked from a warm parent."""
 
     repo: Path
     selector: str  # <relpath>::<function>
@@ -58,23 +64,49 @@ class PropertyRunner:
     # replays at once (attempt._replay); without bubblewrap's pid namespace an orphan cannot be told to
     # belong to one evaluation or another, so there they run one after another
     parallel: int = field(default_factory=parallel_from_environment)
+    warm: bool = field(default_factory=warm_from_environment)  # fork each evaluation from a warm parent
+    _series: WarmSeries | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.sandbox.mode != "bwrap":
             self.parallel = 1
+        self._lock = threading.Lock()
 
     def __call__(self, payload: Any) -> Evaluation:
         return self.evaluate(payload)
 
+    @property
+    def note(self) -> str:
+        """Why a warm start that was asked for was not used, for the attempt record; else ''."""
+        if self.warm and self._cold_reason():
+            return f"warm start not used: {self._cold_reason()}; evaluations started cold"
+        return self._series.note if self.warm and self._series else ""
+
+    def _cold_reason(self) -> str:
+        if self.sandbox.mode != "bwrap":
+            return "it needs bubblewrap (a pid namespace and tmpfs of its own)"
+        if self.command is not None:
+            return "it needs the Python harness, and properties.command is set"
+        return ""
+
+    def close(self) -> None:
+        """End the warm parents of this series (a runner that is collected ends them too)."""
+        if self._series is not None:
+            self._series.close()
+
     def evaluate(self, payload: Any) -> Evaluation:
+        if self.warm and not self._cold_reason():
+            row = self._evaluate_warm(payload)
+            if row is not None:
+                return row
         scratch = self.sandbox.make_scratch()
         try:
             return self._evaluate_in(scratch, payload)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _evaluate_in(self, scratch: Path, payload: Any) -> Evaluation:
-        (scratch / "fixture.json").write_bytes(canonical_bytes(payload))
+    def _plan(self, scratch: Path) -> tuple[dict[str, str], tuple[Mount, ...], str, list[str]]:
+        """(environment, mounts, verdict key, argv) of one evaluation whose input is in `scratch`."""
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "LANG": "C.UTF-8",
@@ -92,25 +124,68 @@ class PropertyRunner:
             # PYTHONPATH a sitecustomize.py from the set-up would run before the harness
             if self.command is not None:
                 env["PYTHONPATH"] = seen
-        key = ""
-        if self.command is None:
-            key = f"witness-verdict-{secrets.token_hex(16)}"  # told on stdin only: no file or argv names it
-            argv = self.sandbox.harness_argv()
-        else:
-            argv = list(self.command)
+        if self.command is not None:
+            return env, mounts, "", list(self.command)
+        # told on stdin only: no file or argv names it
+        return env, mounts, f"witness-verdict-{secrets.token_hex(16)}", self.sandbox.harness_argv()
+
+    def _settle(self, scratch: Path, mounts: tuple[Mount, ...]) -> None:
         for tree in (self.repo, stage_root() / "gate", scratch, *(m.source for m in mounts)):
             settle(tree)  # the first evaluation of a series looks exactly like every later one
+
+    def _evaluate_in(self, scratch: Path, payload: Any) -> Evaluation:
+        (scratch / "fixture.json").write_bytes(canonical_bytes(payload))
+        env, mounts, key, argv = self._plan(scratch)
+        self._settle(scratch, mounts)
         limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
         done = self.sandbox.run(argv, repo=self.repo, scratch=scratch, env=env, mounts=mounts, limits=limits,
                                 timeout=self.timeout_seconds, stdin=f"{key}\n".encode() if key else b"")
-        detail = done.stderr.decode("utf-8", errors="replace")[-DETAIL_CHARS:]
-        if done.fault:
-            return Evaluation("transport", done.fault, detail, done.seconds)
-        if done.code < 0:
-            return Evaluation("transport", f"signal:{_signal_name(-done.code)}", detail, done.seconds)
-        if key:
-            return _harness_verdict(done.code, key, done.stdout, detail, done.seconds)
-        return _protocol_verdict(done.code, done.stdout, detail, done.seconds)
+        return _verdict(done, key)
+
+    def _evaluate_warm(self, payload: Any) -> Evaluation | None:
+        """One evaluation forked from a warm parent of this series; None: run it cold."""
+        with self._lock:
+            if self._series is None:
+                start = weakref.WeakMethod(self._start_warm)  # the series must not keep its runner alive
+                self._series = WarmSeries(lambda: start()())
+                weakref.finalize(self, self._series.close)
+        key = f"witness-verdict-{secrets.token_hex(16)}"
+        cpu = math.ceil(self.timeout_seconds) + 1
+
+        def job(parent: WarmParent) -> Finished | None:
+            (parent.inbox / "fixture.json").write_bytes(canonical_bytes(payload))
+            self._settle(parent.inbox, self._plan(parent.inbox)[1])
+            return parent.run(key, cpu, self.timeout_seconds, self.limits.output_bytes)
+
+        done = self._series.run(job)
+        return None if done is None else _verdict(done, key)
+
+    def _start_warm(self) -> WarmParent | str:
+        inbox = self.sandbox.make_scratch()
+        env, mounts, _, argv = self._plan(inbox)
+        env["WITNESS_WARM_IMPORTS"] = ",".join(wanted(self.repo, self.selector.partition("::")[0]))
+        limits = replace(self.limits, cpu_seconds=WARM_CPU_SECONDS)
+
+        def spawn(fd: int):
+            return self.sandbox.start([*argv, "--warm"], repo=self.repo, scratch=inbox,
+                                      env={**env, "WITNESS_WARM_FD": str(fd)}, mounts=mounts, limits=limits,
+                                      pass_fds=(fd,))
+
+        made = WarmParent.start(spawn, inbox, max(READY_SECONDS, self.timeout_seconds))
+        if isinstance(made, str):
+            shutil.rmtree(inbox, ignore_errors=True)
+        return made
+
+
+def _verdict(done: Finished, key: str) -> Evaluation:
+    detail = done.stderr.decode("utf-8", errors="replace")[-DETAIL_CHARS:]
+    if done.fault:
+        return Evaluation("transport", done.fault, detail, done.seconds)
+    if done.code < 0:
+        return Evaluation("transport", f"signal:{_signal_name(-done.code)}", detail, done.seconds)
+    if key:
+        return _harness_verdict(done.code, key, done.stdout, detail, done.seconds)
+    return _protocol_verdict(done.code, done.stdout, detail, done.seconds)
 
 
 def _signal_name(number: int) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from witness_gate import seccomp
-from witness_gate.processes import Finished, become_subreaper, end_leftovers, start_and_collect
+from witness_gate.processes import Finished, become_subreaper, end_leftovers, spawn, start_and_collect
 from witness_gate.staging import (
     DEFAULT_SANDBOX_UID, HARNESS_FILES, SETTLED_NS, WORKER_UID_BASE, WORKER_UID_SPAN, Identity, SandboxUnavailable,
     make_readable, settle, stage_directory, stage_root, worker_uid,
@@ -117,6 +117,20 @@ class Sandbox:
         if done.code > 128:  # bubblewrap reports its child's death by signal N as exit 128+N
             return Finished(done.stdout, done.stderr, None, 128 - done.code, done.seconds)
         return done
+
+    def start(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str], limits: Limits,
+              mounts: tuple[Mount, ...] = (), pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:
+        """A process that outlives one evaluation (the warm parent), under the warm start's seccomp filter."""
+        program = seccomp.program(warm=True) if self.mode == "bwrap" else None
+        filter_fd = seccomp.pipe_of(program) if program is not None else None
+        try:
+            argv, env, cwd = self.wrap(argv, repo=repo, scratch=scratch, env=env, mounts=mounts, limits=limits,
+                                       seccomp_fd=filter_fd)
+            return spawn(argv, cwd=cwd, env=env, preexec=self.preexec(limits), quiet=True,
+                         pass_fds=pass_fds + ((filter_fd,) if filter_fd is not None else ()))
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
 
     def wrap(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str],
              mounts: tuple[Mount, ...] = (), limits: Limits | None = None,

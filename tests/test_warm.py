@@ -1,0 +1,182 @@
+"""The warm start: each evaluation of a series is forked from one warm parent, and still starts from nothing.
+
+Each leak test runs one evaluation that leaves something behind and a second that looks for it, in one
+series; the property's modules and the set-up's environment are real files, the sandbox is bubblewrap.
+"""
+
+import pytest
+
+from witness_gate.runner import PropertyRunner, hash_seed
+from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
+from witness_gate.warm_imports import wanted
+
+pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
+
+PROPERTIES = '''
+import ctypes, json, os, random, subprocess, sys, time
+
+import slowdep
+from shop import total
+
+WRITABLE = ("/tmp", "/scratch", "/dev/shm")
+
+
+def prop_files(p):
+    if not p:
+        seen = [f for f in WRITABLE if os.listdir(f)]
+        return not seen or "saw:" + ",".join(seen)
+    for folder in WRITABLE:
+        open(os.path.join(folder, "left-behind"), "w").write("x")
+        os.makedirs(os.path.join(folder, "sealed", "deep"))
+        os.chmod(os.path.join(folder, "sealed"), 0)
+    return True
+
+
+def prop_environment(p):
+    if not p:
+        return not ({"LEFT_BEHIND", "LEFT_BEHIND_TOO"} & set(os.environ)) or "saw-environment"
+    os.environ["LEFT_BEHIND"] = "1"
+    os.putenv("LEFT_BEHIND_TOO", "1")
+    return True
+
+
+def prop_processes(p):
+    if not p:
+        others = [e for e in os.listdir("/proc") if e.isdigit() and int(e) not in (1, os.getpid(), os.getppid())]
+        return not others or "saw-processes:" + ",".join(others)
+    subprocess.Popen(["sleep", "60"], start_new_session=True, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+    return True
+
+
+def prop_module_attributes(p):
+    if not p:
+        return not any(hasattr(m, "left_behind") for m in (json, slowdep, sys)) or "saw-attributes"
+    json.left_behind = slowdep.left_behind = sys.left_behind = 1
+    return True
+
+
+def _msgget(flags):
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.msgget(0x5157, flags)
+
+
+def prop_message_queue(p):
+    if not p:
+        return _msgget(0) < 0 or "saw-message-queue"
+    _msgget(0o1000 | 0o600)  # IPC_CREAT
+    return True
+
+
+def prop_imported_here(p):
+    return "imported-here" if slowdep.PID == os.getpid() else "imported-before"
+
+
+def prop_seeded(p):
+    return f"r{random.randint(0, 10**9)}-h{hash('witness') % 10**6}-{os.environ['PYTHONHASHSEED']}"
+
+
+def prop_hangs_once(p):
+    if p.get("hang"):
+        time.sleep(60)
+    return total([1, 2]) == 3
+'''
+SLOWDEP = "import os\nPID = os.getpid()\n"
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory):
+    root = tmp_path_factory.mktemp("repo")
+    (root / "tests" / "properties").mkdir(parents=True)
+    (root / "tests" / "properties" / "p.py").write_text(PROPERTIES)
+    (root / "src").mkdir()
+    (root / "src" / "shop.py").write_text("def total(xs):\n    return sum(xs)\n")
+    env = tmp_path_factory.mktemp("env")
+    (env / "slowdep.py").write_text(SLOWDEP)
+    return stage_directory(root), stage_directory(env)  # where the sandbox uid can read them, as the gate stages
+
+
+def series(checkout, name, warm=True, **options):
+    repo, env = checkout
+    options = {"timeout_seconds": 10, "environment": env, "warm": warm, "parallel": 1, **options}
+    return PropertyRunner(repo, f"tests/properties/p.py::{name}", "17", Sandbox("bwrap"), **options)
+
+
+def twice(checkout, name):
+    """One evaluation that leaves something behind, then one that looks for it: one series, one warm parent."""
+    runner = series(checkout, name)
+    try:
+        assert runner({"leave": True}).outcome == "pass"
+        return runner({})
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize("name", ["prop_files", "prop_environment", "prop_processes", "prop_module_attributes",
+                                  "prop_message_queue"])
+def test_one_evaluation_leaves_nothing_for_the_next(checkout, name):
+    result = twice(checkout, name)
+    assert (result.outcome, result.reason) == ("pass", None), result
+
+
+def test_the_dependencies_are_imported_once_per_series_not_per_evaluation(checkout):
+    warm, cold = series(checkout, "prop_imported_here"), series(checkout, "prop_imported_here", warm=False)
+    try:
+        assert [warm({}).reason for _ in range(3)] == ["imported-before"] * 3
+        assert cold({}).reason == "imported-here"
+        assert warm.note == ""
+    finally:
+        warm.close()
+
+
+def test_each_evaluation_gets_the_pinned_seed_and_hash_seed(checkout):
+    warm, cold = series(checkout, "prop_seeded"), series(checkout, "prop_seeded", warm=False)
+    try:
+        rows = [warm({}).reason for _ in range(2)]
+        assert rows == [cold({}).reason] * 2 and rows[0].endswith(hash_seed("17"))
+    finally:
+        warm.close()
+
+
+def test_an_evaluation_that_hangs_ends_alone_and_the_next_starts_warm_again(checkout):
+    runner = series(checkout, "prop_hangs_once", timeout_seconds=2)
+    try:
+        rows = [runner({"hang": True}), runner({})]
+        assert [(r.outcome, r.reason) for r in rows] == [("transport", "timeout"), ("pass", None)]
+        assert runner.note == ""  # a timeout ends its own sandbox; the series stays warm
+    finally:
+        runner.close()
+
+
+def test_a_dependency_that_imports_what_the_repository_provides_starts_cold_and_says_why(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "p.py").write_text("import dep\n\ndef prop_which(p):\n    return dep.which()\n")
+    (root / "shop.py").write_text("NAME = 'the repository'\n")
+    env = tmp_path / "env"
+    env.mkdir()
+    (env / "dep.py").write_text("import shop\n\ndef which():\n    return 'shop from ' + shop.NAME\n")
+    (env / "shop.py").write_text("NAME = 'the environment'\n")
+    runner = PropertyRunner(stage_directory(root), "p.py::prop_which", "1", Sandbox("bwrap"), timeout_seconds=10,
+                            environment=stage_directory(env), warm=True)
+    try:
+        assert runner({}).reason == "shop from the repository"  # as a cold start imports it
+        assert "warm start not used: the set-up environment imports shop" in runner.note, runner.note
+    finally:
+        runner.close()
+
+
+def test_without_bubblewrap_or_with_a_command_the_series_starts_cold_and_says_why(checkout):
+    repo, env = checkout
+    plain = PropertyRunner(repo, "tests/properties/p.py::prop_seeded", "1", Sandbox("none"), warm=True,
+                           environment=env)
+    assert plain({}).outcome == "fail" and "needs bubblewrap" in plain.note
+    command = PropertyRunner(repo, "x", "1", Sandbox("bwrap"), warm=True, command=("/bin/true",))
+    assert command({}).outcome == "pass" and "properties.command is set" in command.note
+
+
+def test_the_warm_imports_come_from_outside_the_repository_only(checkout):
+    repo, _ = checkout
+    names = wanted(repo, "tests/properties/p.py")
+    assert {"slowdep", "json", "ctypes", "subprocess"} <= set(names)
+    assert not any(n.split(".")[0] in ("shop", "tests", "witness_gate") for n in names), names

@@ -1,0 +1,180 @@
+"""The warm start, host side: one sandbox and one interpreter per series, each evaluation forked from it.
+
+A `WarmParent` is one bubblewrap sandbox running witness_gate/warm_parent.py; it takes one evaluation at a
+time (its stdin with the verdict key, stdout and stderr travel as descriptors) and answers with the wait
+status once nothing of that evaluation is left in the sandbox. A `WarmSeries` keeps up to `parallel` of
+them for one runner and says, in `note`, why the series went back to cold starts when it did.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from witness_gate.processes import Finished, end_leftovers, released
+
+READY_SECONDS = 60  # the warm parent's imports get this long, as a cold evaluation's would
+# bubblewrap's --die-with-parent follows the thread that started it: warm parents are started from one
+# thread that lives as long as the gate, never from a replay's worker thread that ends with its pool
+_STARTER = ThreadPoolExecutor(1, thread_name_prefix="witness-warm-start")
+
+
+class WarmParent:
+    """One warm sandbox; `run` is called by one thread at a time."""
+
+    def __init__(self, proc, control: socket.socket, inbox: Path) -> None:
+        self.proc, self.control, self.inbox = proc, control, inbox
+        self.why = ""  # set when this parent can take no more evaluations
+
+    @classmethod
+    def start(cls, spawn: Callable[[int], object], inbox: Path, timeout: float) -> "WarmParent | str":
+        """Start a parent with `spawn(fd)` (fd: its end of the control socket); the parent, or why not."""
+        control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            proc = _STARTER.submit(spawn, theirs.fileno()).result()
+        except OSError as exc:
+            control.close()
+            return f"the warm sandbox did not start: {exc.strerror}"
+        finally:
+            theirs.close()
+        parent = cls(proc, control, inbox)
+        control.settimeout(timeout)
+        try:
+            said = control.recv(4096).decode("utf-8", errors="replace")
+        except OSError:
+            said = ""
+        control.settimeout(None)
+        if said == "ready":
+            return parent
+        parent.close()
+        return said[5:] if said.startswith("cold ") else "the warm parent ended before it was ready"
+
+    def run(self, key: str, cpu: int, timeout: float, cap: int) -> Finished | None:
+        """One evaluation of the fixture in `inbox`; None when this parent ended under it (run it cold)."""
+        stdin_r, stdin_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        os.write(stdin_w, f"{key}\n".encode())
+        os.close(stdin_w)
+        started = time.monotonic()
+        try:
+            socket.send_fds(self.control, [json.dumps({"cpu": cpu}).encode()], [stdin_r, out_w, err_w])
+        except OSError:
+            self.why = "the warm parent ended between evaluations"
+        finally:
+            for fd in (stdin_r, out_w, err_w):
+                os.close(fd)
+        if self.why:
+            os.close(out_r), os.close(err_r)
+            return None
+        stdout, stderr, said, fault = _read(out_r, err_r, self.control, started + timeout, cap)
+        seconds = time.monotonic() - started
+        if fault:  # the evaluation's wall clock or output cap: as a cold start, the whole sandbox ends
+            self.why = f"an evaluation ended by {fault}"
+            self.close()
+            return Finished(stdout, stderr, fault, -1, seconds)
+        if not said.startswith(("done ", "broken ")):
+            self.why = "the warm parent ended during an evaluation"
+            self.close()
+            return None
+        parts = said.split(" ", 2)
+        if parts[0] == "broken":
+            self.why = parts[2] if len(parts) > 2 else "the warm parent could not settle"
+        return Finished(stdout, stderr, None, os.waitstatus_to_exitcode(int(parts[1])), seconds)
+
+    def close(self) -> None:
+        """End the sandbox: the parent exits when its socket closes; anything slower is killed (idempotent)."""
+        self.control.close()
+        try:
+            self.proc.wait(timeout=2)
+        except Exception:  # noqa: BLE001 - subprocess.TimeoutExpired: it did not exit, so it is killed
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.proc.wait()
+        released(self.proc.pid)
+        end_leftovers()  # bubblewrap's inner process comes back to us, as after every cold evaluation
+        shutil.rmtree(self.inbox, ignore_errors=True)
+
+
+def _read(out_r: int, err_r: int, control: socket.socket, deadline: float, cap: int
+          ) -> tuple[bytes, bytes, str, str | None]:
+    """Both streams to their end and the parent's answer, within the deadline and the cap."""
+    buffers = {out_r: bytearray(), err_r: bytearray()}
+    said, fault = "", None
+    with selectors.DefaultSelector() as selector:
+        for fd in buffers:
+            selector.register(fd, selectors.EVENT_READ)
+        selector.register(control, selectors.EVENT_READ)
+        while selector.get_map() and fault is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                fault = "timeout"
+                break
+            for key, _ in selector.select(timeout=min(remaining, 0.5)):
+                if key.fileobj is control:
+                    said = control.recv(4096).decode("utf-8", errors="replace")
+                    selector.unregister(control)
+                    if not said:  # the parent is gone: its streams may never end
+                        break
+                    continue
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fd)
+                    continue
+                buffers[key.fd] += chunk
+                if len(buffers[key.fd]) > cap:
+                    fault = "output_limit"
+            if control not in [k.fileobj for k in selector.get_map().values()] and not said:
+                break
+    os.close(out_r), os.close(err_r)
+    return bytes(buffers[out_r]), bytes(buffers[err_r]), said, fault
+
+
+class WarmSeries:
+    """Up to `width` warm parents for one runner; `note` says why the series runs cold, once it does."""
+
+    def __init__(self, start: Callable[[], WarmParent | str]) -> None:
+        self._start, self._idle, self._lock = start, [], threading.Lock()
+        self.note = ""
+
+    def run(self, job: Callable[[WarmParent], Finished | None]) -> Finished | None:
+        """`job` on a free parent (started when none is free); None: run this evaluation cold."""
+        with self._lock:
+            if self.note:
+                return None
+            parent = self._idle.pop() if self._idle else None
+        if parent is None:
+            parent = self._start()
+            if isinstance(parent, str):
+                self._fall_back(parent)
+                return None
+        done = job(parent)
+        if parent.why:
+            parent.close()
+            if done is None or done.fault is None:  # a timeout or a flood ends only that sandbox
+                self._fall_back(parent.why)
+        else:
+            with self._lock:
+                self._idle.append(parent)
+        return done
+
+    def _fall_back(self, why: str) -> None:
+        with self._lock:
+            self.note = self.note or f"warm start not used: {why}; evaluations started cold"
+
+    def close(self) -> None:
+        with self._lock:
+            parents, self._idle = self._idle, []
+        for parent in parents:
+            parent.close()

@@ -1,0 +1,78 @@
+"""Which modules a warm parent imports for a property: read from the source, never run (pure but for reading).
+
+The property's module and every module of the repository it reaches are parsed; what they import from
+outside the repository (the standard library, installed packages, the set-up's environment) is warmed.
+A name the repository itself provides at its root or in src/ is never warmed: the harness puts the
+repository before installed packages, so a cold start would import the repository's.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+MAX_FILES = 500  # a property reaching more of the repository than this warms what was read so far
+NEVER = frozenset({"__future__", "__main__", "witness_gate"})  # the gate's own package comes from the harness copy
+
+
+def provided(root: Path) -> set[str]:
+    """Top-level names the checkout offers at its root and src/: `x.py`, `x/`, `x.so`, … all as `x`."""
+    names = set()
+    for folder in (root, root / "src"):
+        if folder.is_dir():
+            names.update(entry.name.split(".", 1)[0] for entry in folder.iterdir())
+    return names
+
+
+def _module_file(root: Path, dotted: str) -> list[Path]:
+    """The repository's files for a dotted name (a module, or a package's __init__), at the root or in src/."""
+    parts = dotted.split(".")
+    found = []
+    for base in (root, root / "src"):
+        for candidate in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
+            if candidate.is_file():
+                found.append(candidate)
+    return found
+
+
+def _imports(tree: ast.AST, package: str) -> list[str]:
+    """Absolute dotted names a module imports (relative ones resolved against `package`)."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: max(0, len(package.split(".")) - node.level + 1)] if package else []
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            if module:
+                names.append(module)
+                names += [f"{module}.{alias.name}" for alias in node.names if alias.name != "*"]
+    return names
+
+
+def wanted(root: Path, relpath: str) -> list[str]:
+    """The modules from outside the repository that the property's module reaches, sorted."""
+    ours = provided(root)
+    queue, seen, outside = [(root / relpath, "")], set(), set()
+    while queue and len(seen) < MAX_FILES:
+        path, package = queue.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            continue  # the evaluation meets the same problem, cold
+        for name in _imports(tree, package):
+            top = name.split(".", 1)[0]
+            if top in ours:
+                for found in _module_file(root, name):
+                    queue.append((found, name if found.name == "__init__.py" else name.rpartition(".")[0]))
+            elif top not in NEVER and all(part.isidentifier() for part in name.split(".")):
+                outside.add(name)
+    # `from package import name` also lists package.name, which may be an attribute, not a module: the
+    # parent tries each and lets a failed import go
+    return sorted(outside)

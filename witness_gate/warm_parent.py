@@ -1,0 +1,166 @@
+"""The warm parent, inside the sandbox: one interpreter per series that forks each evaluation (standard library only).
+
+Started as `python -P -s -B <gate>/witness_gate/harness.py --warm`, with the evaluation's own environment
+plus WITNESS_WARM_FD (a SOCK_SEQPACKET socket to the gate) and WITNESS_WARM_IMPORTS (the modules to import
+now, none of them the repository's). It imports those from the standard library and the set-up's
+environment with the repository off sys.path, says `ready` (or `cold <why>`), then for each request — the
+evaluation's stdin, stdout and stderr as descriptors — forks one child that becomes the harness exactly as
+a cold start runs it, waits for it, kills every process left in the sandbox, empties /tmp, /scratch and
+/dev/shm, and answers `done <wait status>`. It never reads a verdict key: each arrives on its child's stdin.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib
+import json
+import os
+import resource
+import shutil
+import signal
+import socket
+import sys
+import time
+
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+WRITABLE = ("/tmp", "/scratch", "/dev/shm")  # the tmpfs the sandbox mounts fresh in a cold start
+SETTLE_TRIES = 2000
+
+
+def _prctl(option: int, value: int) -> None:
+    ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+def provided(root: str) -> set[str]:
+    """Top-level names the checkout offers at its root and src/ (which come before installed packages)."""
+    names = set()
+    for folder in (root, os.path.join(root, "src")):
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        names.update(entry.split(".", 1)[0] for entry in entries)
+    return names
+
+
+def _others() -> list[int]:
+    """The sandbox's processes other than its init and this one."""
+    me = os.getpid()
+    return [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) not in (1, me)]
+
+
+def warm_imports(names: list[str], root: str, environment: str, follow_pth) -> str:
+    """Import `names` with the repository off sys.path; '' when the result is what a cold start imports too."""
+    saved = list(sys.path)
+    before = set(sys.modules)
+    if environment and os.path.isdir(environment):
+        sys.path.append(environment)
+        for name in sorted(os.listdir(environment)):
+            if name.endswith(".pth"):
+                follow_pth(os.path.join(environment, name), environment)
+    real_root = os.path.realpath(root) + os.sep
+    sys.path[:] = [p for p in sys.path if not (os.path.realpath(p) + os.sep).startswith(real_root)]
+    shadowed = provided(root)
+    for name in names:
+        if name.split(".")[0] not in shadowed:
+            try:
+                importlib.import_module(name)
+            except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
+                pass
+    sys.path[:] = saved
+    sys.path_importer_cache.clear()
+    for name in sorted(set(sys.modules) - before):
+        where = os.path.realpath(getattr(sys.modules[name], "__file__", None) or "/")
+        if name.split(".")[0] in shadowed or where.startswith(real_root):
+            return f"the set-up environment imports {name}, which the repository also provides"
+    if len(os.listdir("/proc/self/task")) != 1:
+        return "importing the dependencies started a thread"
+    if _others():
+        return "importing the dependencies started a process"
+    return ""
+
+
+def _become_the_harness(fds: list[int], cpu: int) -> None:
+    """In the child: the descriptors, session, limits and argv of a cold start; nothing of the parent's channel."""
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+    os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    os.setsid()
+    _prctl(PR_SET_DUMPABLE, 1)
+    _prctl(PR_SET_CHILD_SUBREAPER, 0)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))  # counted from this fork, as from a fresh process
+    sys.argv[1:] = []
+    sys.orig_argv[:] = [a for a in sys.orig_argv if a != "--warm"]
+
+
+def _settle() -> str:
+    """Kill and reap whatever the evaluation left, then empty the writable places: ''; else why not."""
+    for _ in range(SETTLE_TRIES):
+        try:
+            os.kill(-1, signal.SIGKILL)  # every process of the sandbox but its init and this one
+        except ProcessLookupError:
+            pass
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        if not _others():
+            break
+        time.sleep(0.001)
+    else:
+        return "processes of an evaluation outlived it"
+    for folder in WRITABLE:
+        try:
+            os.chmod(folder, 0o1777 if folder != "/scratch" else 0o755)
+            for entry in os.listdir(folder):
+                _remove(os.path.join(folder, entry))
+            if os.listdir(folder):
+                return f"{folder} could not be emptied"
+            os.utime(folder)
+        except OSError as exc:
+            return f"{folder} could not be emptied: {exc.strerror}"
+    return ""
+
+
+def _remove(path: str) -> None:
+    def writable_then_retry(function, name, _info):
+        os.chmod(os.path.dirname(name), 0o700)
+        function(name)
+
+    if os.path.isdir(path) and not os.path.islink(path):
+        os.chmod(path, 0o700)
+        shutil.rmtree(path, onerror=writable_then_retry)
+    else:
+        os.unlink(path)
+
+
+def serve(main, follow_pth) -> None:
+    """Warm up, then fork one harness per request until the gate closes the socket (never returns)."""
+    control = socket.socket(fileno=int(os.environ.pop("WITNESS_WARM_FD")))
+    names = [n for n in os.environ.pop("WITNESS_WARM_IMPORTS", "").split(",") if n]
+    _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
+    why = warm_imports(names, os.getcwd(), os.environ.get("WITNESS_ENV", ""), follow_pth)
+    control.send(f"cold {why}".encode() if why else b"ready")
+    if why:
+        os._exit(0)
+    while True:
+        message, fds, _flags, _addr = socket.recv_fds(control, 4096, 3)
+        if not message or len(fds) != 3:
+            os._exit(0)
+        cpu = int(json.loads(message)["cpu"])
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            _become_the_harness(fds, cpu)
+            main()
+            os._exit(70)
+        for fd in fds:
+            os.close(fd)
+        status = os.waitpid(pid, 0)[1]
+        why = _settle()
+        control.send(f"done {status}".encode() if not why else f"broken {why}".encode())
+        if why:
+            os._exit(0)
