@@ -53,6 +53,9 @@ def test_embedded_defaults():
     ("paths:\n  generated: ['gen/**/*.py']\n", "oracle_patterns",
      ("tests/properties/", "tests/fixtures/", "gen/**/*.py", ".witness.yml")),
     ("properties:\n  command: ['./prop.sh', '--fast']\n", "command", ("./prop.sh", "--fast")),
+    ("properties:\n  command: [node, run.js]\n  names: [total_ok, receipt-lines]\n", "names",
+     ("total_ok", "receipt-lines")),
+    ("properties:\n  command: [node, run.js]\n", "names", ()),  # no names: the command lists them
     ("properties:\n  contracts:\n    prop_x: {invariant: 'x >= 0', domain: 'ints'}\n", "contracts",
      {"prop_x": {"invariant": "x >= 0", "domain": "ints"}}),
     ("freeze:\n  expires_in_hours: 24\n", "expires_in_hours", 24),
@@ -108,6 +111,13 @@ def test_valid(text, field, value):
     ("properties:\n  fixtures: {'*': ../secret.json}\n", ".witness.yml:2: properties.fixtures: expected a path "
      "inside the repository (no leading '/', no '..'), got {'*': '../secret.json'}"),
     ("properties:\n  seed: ''\n", ".witness.yml:2: properties.seed: expected a non-empty string, got ''"),
+    ("properties:\n  names: [total_ok]\n", ".witness.yml:2: properties.names: names runner-protocol "
+     "properties, but properties.command is not set; set the command that runs them (Python prop_* functions "
+     "are found without a list)"),
+    ("properties:\n  command: [sh, p.sh]\n  names: ['a b']\n", ".witness.yml:3: properties.names: expected "
+     "property names of a letter, then letters, digits, '_' or '-' (at most 100); 'a b' is not one, got ['a b']"),
+    ("properties:\n  command: [sh, p.sh]\n  names: [a, a]\n", ".witness.yml:3: properties.names: expected "
+     "each name once; ['a'] repeat, got ['a', 'a']"),
     ("properties:\n  command: ./prop.sh\n", ".witness.yml:2: properties.command: expected null or a list of "
      "arguments, like [\"./run-property.sh\"], got './prop.sh'"),
     ("properties:\n  contracts:\n    prop_x: {invariant: 'x'}\n", ".witness.yml:2: properties.contracts: "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,9 @@ from witness_gate.yamlines import YamlProblem, load_with_lines
 CONFIG_NAME = ".witness.yml"
 LABELS = outcomes.NAMES  # every label a `conclusions:` override may name (no_config included)
 CONCLUSIONS = outcomes.CONCLUSIONS
+# a runner-protocol property's name: it becomes file names (<name>.attempt.json) and config keys
+PROPERTY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,99}")
+NAME_RULE = "a letter, then letters, digits, '_' or '-' (at most 100)"
 
 
 class ConfigError(ValueError):
@@ -34,6 +38,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     properties_dir: str = "tests/properties"
     command: tuple[str, ...] | None = None
+    names: tuple[str, ...] = ()  # the runner protocol's properties; empty: the command lists them itself
     fixtures: dict[str, str] = field(default_factory=dict)
     seed: str = "0"
     generator_version: int = 1
@@ -135,6 +140,19 @@ def _command(v: Any) -> tuple[str, ...] | None:
     return tuple(v)
 
 
+def _names(v: Any) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if not isinstance(v, list) or not all(isinstance(n, str) for n in v):
+        raise _Bad('a list of property names, like ["total_non_negative", "receipt_lists_every_line"]')
+    for name in v:
+        if not PROPERTY_NAME.fullmatch(name):
+            raise _Bad(f"property names of {NAME_RULE}; {name!r} is not one")
+    if len(set(v)) != len(v):
+        raise _Bad(f"each name once; {sorted(n for n in set(v) if v.count(n) > 1)} repeat")
+    return tuple(v)
+
+
 def _fixtures(v: Any) -> dict[str, str]:
     if not isinstance(v, dict) or not all(isinstance(k, str) for k in v):
         raise _Bad('a mapping of assertion id or "*" to a fixture path')
@@ -182,6 +200,8 @@ SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
      "changes here alone are skipped (docs); any other path outside impl and oracle counts as impl"),
     ("properties.dir", "properties_dir", _relpath, "where prop_* functions live"),
     ("properties.command", "command", _command, "runner-protocol command for other languages"),
+    ("properties.names", "names", _names,
+     "the command's properties; empty: the command lists them (run with WITNESS_LIST=1)"),
     ("properties.fixtures", "fixtures", _fixtures, 'assertion id or "*" -> fixture file'),
     ("properties.seed", "seed", _text, "the pinned seed"),
     ("properties.generator_version", "generator_version", _int(0), "recorded in the lock"),
@@ -244,6 +264,11 @@ def _cross_checks(config: Config, where: Callable[[str], str]) -> list[str]:
         problems.append(
             f"{where('policy.runs')}: {config.runs} replays are fewer than "
             f"policy.min_reruns ({config.min_reruns}); raise runs or lower min_reruns"
+        )
+    if config.names and config.command is None:
+        problems.append(
+            f"{where('properties.names')}: names runner-protocol properties, but properties.command is not set; "
+            "set the command that runs them (Python prop_* functions are found without a list)"
         )
     if config.setup_requirements and config.setup_command:
         problems.append(

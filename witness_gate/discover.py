@@ -1,4 +1,5 @@
-"""Finding `prop_*` functions and their contracts by reading source, never by running it."""
+"""Finding a checkout's properties and their contracts: Python `prop_*` functions by reading source, never
+by running it; runner-protocol properties by the names in `.witness.yml` or the command's sandboxed listing."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from witness_gate import safefs
+from witness_gate import listing, safefs
 from witness_gate.budget import Contract
-from witness_gate.canonical import property_id
+from witness_gate.canonical import canonical_bytes, property_id
+from witness_gate.config import CONFIG_NAME, Config
+from witness_gate.sandbox import Sandbox
 
 MAX_MODULE_BYTES = 8 * 1024 * 1024  # a property module larger than this is refused, not read
 
@@ -26,11 +29,72 @@ class PropertyTarget:
     contract: Contract | None  # None until both invariant and domain are known
     contract_problem: str = ""  # why the contract is missing, and how to add one
     holds: tuple[str, ...] = ()  # why this target cannot run at all, e.g. `unsafe_path:<relpath>`
+    protocol: bool = False  # run by properties.command, which is told the bare name
 
     @property
     def selector(self) -> str:
-        """What the harness is told to run: `<relpath>::<function>`."""
-        return f"{self.relpath}::{self.assertion_id}"
+        """What the harness is told to run, `<relpath>::<function>`; the runner protocol's command, the name."""
+        return self.assertion_id if self.protocol else f"{self.relpath}::{self.assertion_id}"
+
+
+def properties_of(repo: Path, config: Config, sandbox: Sandbox | None) -> list[PropertyTarget]:
+    """The checkout's properties: `prop_*` functions, or with properties.command the names that
+    properties.names gives, else those the command lists (run in `sandbox`; None: there is none)."""
+    if config.command is None:
+        return discover(repo, config.properties_dir, config.contracts)
+    names = config.names
+    if not names and sandbox is None:
+        raise DiscoveryError(f"properties.command {list(config.command)} would list its properties in the sandbox, "
+                             "and there is none here; install bubblewrap, or name them in properties.names")
+    if not names:
+        try:
+            names = tuple(listing.list_names(repo, config.command, sandbox, config.timeout_seconds))
+        except listing.ListingError as exc:
+            raise DiscoveryError(str(exc)) from None
+    return [command_target(repo, config, name) for name in names]
+
+
+def property_named(repo: Path, config: Config, assertion_id: str) -> PropertyTarget:
+    """One property of a gate run whose names are known already: a command's is not listed a second time."""
+    if config.command is not None:
+        return command_target(repo, config, assertion_id)
+    for target in discover(repo, config.properties_dir, config.contracts):
+        if target.assertion_id == assertion_id:
+            return target
+    raise DiscoveryError(f"{assertion_id}: no longer found under {config.properties_dir} in {repo}")
+
+
+def command_target(repo: Path, config: Config, name: str) -> PropertyTarget:
+    """A runner-protocol property: its contract from properties.contracts, its id from the command's script."""
+    assert config.command is not None
+    relpath, raw, holds = _command_script(repo, config.command)
+    body = config.contracts.get(name)
+    contract = Contract(name, body["invariant"], body["domain"]) if body else None
+    problem = "" if contract else (
+        f"{name} has no contract: add properties.contracts.{name}: {{invariant: \"...\", domain: \"...\"}} "
+        f"to {CONFIG_NAME} on the base branch (a command's properties declare their contracts there)")
+    return PropertyTarget(assertion_id=name, property_id=property_id(relpath, name, raw), relpath=relpath,
+                          line=1, contract=contract, contract_problem=problem, holds=holds, protocol=True)
+
+
+def _command_script(repo: Path, command: tuple[str, ...]) -> tuple[str, bytes, tuple[str, ...]]:
+    """(relpath, bytes, holds) of the first argument that is a file of the checkout (the script a reviewer
+    opens); a command that names none is identified by itself, as .witness.yml declares it."""
+    for argument in command:
+        relpath = argument.removeprefix("./")
+        if argument.startswith(("-", "/")) or ".." in relpath.split("/") or not relpath:
+            continue
+        try:
+            return relpath, safefs.read_inside(repo, relpath, max_bytes=MAX_MODULE_BYTES), ()
+        except FileNotFoundError:
+            continue  # a program on PATH (node, sh), not a file of the repository
+        except safefs.UnsafePath as exc:
+            if exc.problem == "a directory":  # an argument like `tests`: not the script
+                continue
+            return relpath, b"", (exc.reason,)
+        except OSError:
+            continue
+    return CONFIG_NAME, canonical_bytes(list(command)), ()
 
 
 def discover(repo: Path, properties_dir: str, contracts: dict[str, dict[str, str]]) -> list[PropertyTarget]:

@@ -7,14 +7,14 @@ import shutil
 import tempfile
 from datetime import datetime, timezone
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from witness_gate import gitrepo, plan as plans, records, safefs, tamper
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
-from witness_gate.discover import PropertyTarget, discover
+from witness_gate.discover import PropertyTarget, properties_of
 from witness_gate.environment import SetupOutcome, default_cache, set_up
 from witness_gate.lock import Lock, LockError, load_pinned, parse_fixture
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
@@ -90,7 +90,6 @@ def check(
         raise InputError(str(exc)) from None
     if seed:
         lock = Lock(lock.path, lock.fixture_digest, lock.generator_version, seed)
-    targets = _discover(repo, properties_dir, config)
     head_tree, work_tree = working_tree(repo)
     digest = patch_digest(head_tree, work_tree) if work_tree else ""
     # a commit names the code only when the working files are that commit's (uncommitted changes: the tree alone)
@@ -98,6 +97,7 @@ def check(
     checkout = stage_directory(repo)  # the sandbox reads a copy, never the working tree itself
     cache = Path(tempfile.mkdtemp(prefix="witness-envs-"))  # a working tree has no stable identity to cache by
     try:
+        targets = _discover(checkout, properties_dir, config, sandbox)  # a command's listing runs on the copy
         setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=cache,
                        say=reporter.say)
         run = GateRun(checkout, digest, Split(impl_changed=True, oracle_changed=False), policy, config,
@@ -110,9 +110,9 @@ def check(
     return Outcome(results, header)
 
 
-def _discover(repo: Path, properties_dir: str, config: Config) -> list[PropertyTarget]:
+def _discover(repo: Path, properties_dir: str, config: Config, sandbox: Sandbox) -> list[PropertyTarget]:
     try:
-        targets = discover(repo, properties_dir, config.contracts)
+        targets = properties_of(repo, replace(config, properties_dir=properties_dir), sandbox)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if not targets:
@@ -170,7 +170,7 @@ def run(
         if gitrepo.tree_of_directory(repo, checkout) != gated:
             holds = ("patch_mismatch",)
         make_readable(checkout)
-        targets = _discover(checkout, config.properties_dir, config)
+        targets = _discover(checkout, config.properties_dir, config, sandbox)
         setup = SetupOutcome()
         if not holds:  # the set-up runs code of the head too: only on the exact code under test
             setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=default_cache(),

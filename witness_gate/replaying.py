@@ -239,7 +239,8 @@ def _replay_one(item: Replayable, repo: Path, *, config: Config, sandbox: Sandbo
         setup = set_up(config, checkout=checkout, patch_digest=key, sandbox=sandbox, cache=default_cache(), say=say)
         if setup.holds:
             raise ReplayError(setup.note)
-        runner = PropertyRunner(checkout, item.selector, item.seed, sandbox, timeout_seconds=item.timeout_seconds,
+        selector = item.assertion_id if config.command else item.selector  # the runner protocol is told the name
+        runner = PropertyRunner(checkout, selector, item.seed, sandbox, timeout_seconds=item.timeout_seconds,
                                 command=config.command,
                                 environment=setup.environment.path if setup.environment else None)
         rows = []

@@ -16,7 +16,7 @@ from witness_gate import plan as plans, tamper
 from witness_gate.attempt import Policy
 from witness_gate.canonical import patch_digest
 from witness_gate.config import CONFIG_NAME, Config, parse_config
-from witness_gate.discover import DiscoveryError, discover
+from witness_gate.discover import DiscoveryError, properties_of, property_named
 from witness_gate.environment import SetupOutcome, SetupStep, set_up
 from witness_gate.ledger import Ledger, apply_freezes
 from witness_gate.session import GateRun
@@ -78,8 +78,9 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     details["tamper"] = [*details["tamper"], *tamper.links_in(directory, split.code)]
     ctx.store.update_run(run.id, details=details)
     digest = patch_digest(api.commit_tree(base), head_tree)
+    sandbox, unavailable, _note = ctx.sandbox()  # a command's listing runs in it, never without one
     try:
-        targets = discover(directory, config.properties_dir, config.contracts)
+        targets = properties_of(directory, config, None if unavailable else sandbox)
     except DiscoveryError as exc:
         return _refuse(ctx, api, run.id, "hold", "the properties cannot be read", checks.md_code(str(exc), None))
     if not targets:
@@ -227,7 +228,7 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     oracle = plans.oracle_from_base(config, run.details["split"]["oracle_changed"])
     directory, _matches = checkout(api, target["repo"], run.head_sha, cache=ctx.settings.cache, base_sha=run.base_sha,
                                    oracle=oracle)
-    [prop] = [t for t in discover(directory, config.properties_dir, config.contracts) if t.assertion_id == assertion_id]
+    prop = property_named(directory, config, assertion_id)  # a command's names were listed by gate_head
     sandbox, holds, note = ctx.sandbox()
     if run.details.get("patch_mismatch"):
         holds += ("patch_mismatch",)
