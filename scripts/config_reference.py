@@ -42,6 +42,36 @@ TAIL = """
 - `policy.runs` must be at least `policy.min_reruns`.
 - Give `setup.requirements` or `setup.command`, not both.
 - `freeze.expires_in_hours`, when set, is at most `freeze.max_hours`.
+- `properties.names` needs `properties.command`: Python `prop_*` functions are found without a list.
+
+## Properties in other languages
+
+With `properties.command` set, every property runs through that command (the runner protocol), and
+the repository needs no Python file at all:
+
+```yaml
+properties:
+  command: [node, tests/properties/run.js]
+  # names: [invoice_total_non_negative, receipt_lists_every_line]   # else the command lists them
+  contracts:
+    invoice_total_non_negative:
+      invariant: no invoice and no invoice line has a negative total
+      domain: invoices whose lines have non-negative qty and price
+```
+
+- An evaluation gets `WITNESS_PROPERTY` (the name), `WITNESS_FIXTURE` (the payload's canonical JSON)
+  and `WITNESS_SEED`: exit 0 passes, exit 1 fails with the last non-empty stdout line as the reason,
+  anything else is a transport fault.
+- The names are `properties.names`, or else the **listing mode**: the command run with
+  `WITNESS_LIST=1` prints one name a line and exits 0. It runs in the sandbox with an evaluation's
+  limits and no network, before the set-up, for at most 20 s (or `policy.timeout_seconds`, when
+  shorter) and 64 KiB of output; a name that is not a letter followed by letters, digits, `_` or `-`
+  (at most 100), a repeated name, no names or a failed run is an error that names the command.
+- Contracts are `properties.contracts` entries; a property without one holds with `missing:contract`.
+- The property id is `<script>::<name>@<12 hex of the script>`, the script being the first argument
+  that is a file of the repository (`.witness.yml::<name>@…`, hashing the command, when none is).
+
+`examples/invoices/` in the repository is a Node example with a pass, a regression and a flake.
 
 ## `conclusions`
 
