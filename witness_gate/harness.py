@@ -307,7 +307,7 @@ def warm_main() -> None:
     spec = importlib.util.spec_from_file_location("_witness_warm_parent", where)
     module = importlib.util.module_from_spec(spec)  # not in sys.modules: an evaluation finds nothing of it there
     spec.loader.exec_module(module)
-    module.serve(main, _follow_pth)
+    module.serve(main, _follow_pth, GATE)
 
 
 if __name__ == "__main__":

@@ -27,8 +27,11 @@ WRITABLE = ("/tmp", "/scratch", "/dev/shm")  # the tmpfs the sandbox mounts fres
 SETTLE_TRIES = 2000
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once in the parent, not in every child
+
+
 def _prctl(option: int, value: int) -> None:
-    ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    _LIBC.prctl(option, value, 0, 0, 0)
 
 
 def provided(root: str) -> set[str]:
@@ -49,10 +52,15 @@ def _others() -> list[int]:
     return [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) not in (1, me)]
 
 
-def warm_imports(names: list[str], root: str, environment: str, follow_pth) -> str:
-    """Import `names` with the repository off sys.path; '' when the result is what a cold start imports too."""
+def warm_imports(names: list[str], root: str, environment: str, follow_pth, gate: str) -> str:
+    """Import `names` with the repository off sys.path; '' when the result is what a cold start imports too.
+
+    The path is the harness's (harness.arrange_path) without the repository: the gate's copy first, the
+    standard library, installed packages, then the set-up's environment and the folders its .pth files name.
+    """
     saved = list(sys.path)
     before = set(sys.modules)
+    sys.path.insert(0, gate)
     if environment and os.path.isdir(environment):
         sys.path.append(environment)
         for name in sorted(os.listdir(environment)):
@@ -136,13 +144,13 @@ def _remove(path: str) -> None:
         os.unlink(path)
 
 
-def serve(main, follow_pth) -> None:
+def serve(main, follow_pth, gate: str) -> None:
     """Warm up, then fork one harness per request until the gate closes the socket (never returns)."""
     control = socket.socket(fileno=int(os.environ.pop("WITNESS_WARM_FD")))
     names = [n for n in os.environ.pop("WITNESS_WARM_IMPORTS", "").split(",") if n]
     _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
-    why = warm_imports(names, os.getcwd(), os.environ.get("WITNESS_ENV", ""), follow_pth)
+    why = warm_imports(names, os.getcwd(), os.environ.get("WITNESS_ENV", ""), follow_pth, gate)
     control.send(f"cold {why}".encode() if why else b"ready")
     if why:
         os._exit(0)
