@@ -409,3 +409,15 @@ def test_replay_with_a_count_answers_in_one_comment_and_respects_the_cap(stack, 
     answer = double.comments[1]["body"]
     assert "replayed each failing witness 7 times" in answer and "`prop_double`: 7 of 7 failed (double-wrong)" in answer
     assert len(double.comments) == 2  # one answer, not one per property or per replay
+
+
+def test_a_failure_already_on_the_base_is_pre_existing_and_a_new_one_still_a_regression(stack, double, tmp_path):
+    drops_negatives = "\ndef total(xs):\n    return sum(x for x in xs if x >= 0)\n"
+    base_calc = "def double(x):\n    return x + x\n" + drops_negatives
+    head_calc = "def double(x):\n    return 2 * x if x != 13 else 27\n" + drops_negatives
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": head_calc}, base_files={"src/calc.py": base_calc})
+    run, _ = gate(stack, double, name)
+    assert (run["conclusion"], run["output"]["title"]) == ("failure", "regression: prop_double"), run["output"]
+    assert "| `prop_total` | pre_existing | 20/20 |" in run["output"]["summary"]
+    base = double.sha(name, "main")
+    assert f"pre_existing: 20 of 20 replays of the witness failed on the base {base[:12]}" in run["output"]["summary"]

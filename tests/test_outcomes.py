@@ -17,7 +17,7 @@ SPEC = {
     "pass": ("success", 0), "frozen": ("neutral", 0), "skipped": ("skipped", 0), "no_config": ("neutral", 0),
     "regression": ("failure", 1), "mixed_edit": ("failure", 1), "invalid_config": ("failure", 2),
     "flake": ("action_required", 3), "oracle_defect": ("action_required", 3),
-    "not_reproduced": ("action_required", 3), "hold": ("action_required", 3),
+    "not_reproduced": ("action_required", 3), "hold": ("action_required", 3), "pre_existing": ("neutral", 0),
 }
 
 
@@ -29,8 +29,10 @@ def test_the_table_says_what_the_contract_says(name):
 
 
 def test_the_pull_request_order_and_exit_codes_come_from_the_table():
-    assert outcomes.ORDER == ("mixed_edit", "oracle_defect", "hold", "regression", "frozen", "flake",
-                              "not_reproduced", "pass")
+    assert outcomes.ORDER == ("mixed_edit", "oracle_defect", "hold", "regression", "pre_existing", "frozen",
+                              "flake", "not_reproduced", "pass")
+    assert overall_label(["pass", "pre_existing", "frozen"]) == "pre_existing"
+    assert exit_code(["pre_existing", "pass"]) == 0
     assert overall_label(["pass", "flake", "regression"]) == "regression"
     assert overall_label([]) == "pass"
     assert exit_code(["hold", "regression"]) == 1 and exit_code(["flake", "pass"]) == 3 and exit_code(["frozen"]) == 0

@@ -425,3 +425,38 @@ def test_a_change_to_witness_yml_is_gated_by_the_base_and_its_new_version_review
     assert "the new .witness.yml (this change's; the base's version gated it):" in done.stdout, done.stdout
     assert "would be refused: .witness.yml (at head" in done.stdout and ":6: policy.runs: expected" in done.stdout
     assert "oracle_defect" in done.stdout  # the base's config: .witness.yml is an oracle path, so the oracle changed
+
+
+PRE_EXISTING_PROPS = PROPS + '''
+from calc import total
+
+@contract(invariant="total(xs) == sum(xs)", domain="integers")
+def prop_total(fixture):
+    return total(fixture["xs"]) == sum(fixture["xs"]) or "total-wrong"
+'''
+
+
+def test_a_failure_already_on_the_base_is_pre_existing_while_a_new_one_is_a_regression(git_repo):
+    # the base's total already drops negative numbers; the patch breaks double(13) and leaves total alone
+    repo = git_repo
+    repo.commit({
+        "src/calc.py": "def double(x):\n    return 2 * x\n",
+        "src/totals.py": "",
+        "tests/properties/test_calc.py": PRE_EXISTING_PROPS.replace("from calc import total", "from totals import total"),
+        "tests/fixtures/prop_double.json": {"xs": list(range(-20, 20))},
+        "tests/fixtures/prop_total.json": {"xs": list(range(-20, 20))},
+        ".witness.yml": "version: 1\n",
+    }, "base")
+    repo.commit({"src/totals.py": "def total(xs):\n    return sum(x for x in xs if x >= 0)\n"}, "base: totals")
+    repo.git("checkout", "-q", "-b", "patch")
+    repo.commit({"src/calc.py": "def double(x):\n    return 2 * x if x != 13 else 27\n"})
+    done = gate(repo, "--json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    rows = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)}
+    assert rows == {"prop_double": "regression", "prop_total": "pre_existing"}
+    [record] = (repo.path.parent / "out").glob("*/prop_total.attempt.json")
+    base = json.loads(record.read_text())["base"]
+    assert base["sha"] == repo.git("rev-parse", "main").strip()
+    assert {row["outcome"] for row in base["replays"]} == {"fail"}
+    text = gate(repo).stdout
+    assert f"pre_existing: 5 of 5 replays of the witness failed on the base {base['sha'][:12]}" in text

@@ -78,6 +78,7 @@ class Evidence:
     witness_hash: str = ""
     replays: list[Evaluation] = field(default_factory=list)  # the witness series
     unshrunk_replays: list[Evaluation] = field(default_factory=list)
+    base: Any = None  # witness_gate.baseline.BaseEvidence: what the base commit did with the witness
 
     @property
     def failed_once(self) -> bool:
@@ -115,10 +116,10 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
     evidence.shrink = _shrink(payload, last, evaluate, policy, progress, evidence.flaky_shrink)
     evidence.witness = evidence.shrink.witness
     evidence.witness_hash = witness_hash(evidence.witness)
-    evidence.replays = _replay(evidence.witness, evaluate, policy.runs, "replay", progress)
+    evidence.replays = replay_series(evidence.witness, evaluate, policy.runs, "replay", progress)
     if not any(row.outcome == "fail" for row in evidence.replays):
         # shrinking can distort timing bugs: the wide input gets its own series
-        evidence.unshrunk_replays = _replay(payload, evaluate, policy.runs, "replay-unshrunk", progress)
+        evidence.unshrunk_replays = replay_series(payload, evaluate, policy.runs, "replay-unshrunk", progress)
     return evidence
 
 
@@ -130,7 +131,7 @@ def replay_frozen(payload: Any, witness: Any, signature: str, evaluate: Evaluate
     the frozen witness as the witness (no new shrink, so its hash matches the freeze). Anything else —
     all passing, another reason, a transport fault — returns None: the normal pipeline runs.
     """
-    rows = _replay(witness, evaluate, policy.runs, "replay-frozen", progress)
+    rows = replay_series(witness, evaluate, policy.runs, "replay-frozen", progress)
     failing = [row for row in rows if row.outcome == "fail"]
     decisive = bool(failing) and not any(row.outcome == "transport" for row in rows) and (
         len(failing) == len(rows) or {sig for sig in sign(rows) if sig} == {signature})
@@ -180,7 +181,8 @@ def _shrink(payload: Any, first_failure: Evaluation, evaluate: Evaluate, policy:
                   max_steps=policy.max_steps, max_evals=policy.max_evals)
 
 
-def _replay(payload: Any, evaluate: Evaluate, runs: int, phase: str, progress: Progress) -> list[Evaluation]:
+def replay_series(payload: Any, evaluate: Evaluate, runs: int, phase: str, progress: Progress) -> list[Evaluation]:
+    """`runs` replays of one payload, in order."""
     # replays are independent processes: up to the runner's `parallel` at once, rows kept in their order
     width = min(runs, getattr(evaluate, "parallel", 1))
     rows: list[Evaluation] = []

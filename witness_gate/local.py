@@ -12,6 +12,7 @@ from pathlib import Path
 
 from witness_gate import gitrepo, plan as plans, records, safefs, tamper
 from witness_gate.attempt import Policy
+from witness_gate.baseline import LazyBase
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
 from witness_gate.discover import PropertyTarget, properties_of
@@ -160,6 +161,16 @@ def run(
     policy = Policy.from_config(config, runs)
     digest = patch_digest(base_tree, head_tree)
     checkout = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
+    base_dir = Path(tempfile.mkdtemp(prefix="witness-base-"))
+
+    def check_out_base() -> Path:  # the base's implementation and oracle, as they are at base_sha
+        gitrepo.export(repo, base_sha, base_dir)
+        make_readable(base_dir)
+        return base_dir
+
+    base = None if oracle else LazyBase(base_sha, check_out_base, lambda path: set_up(
+        config, checkout=path, patch_digest=f"base:{base_tree}", sandbox=sandbox, cache=default_cache(),
+        say=reporter.say))
     try:
         judged_by = plans.oracle_from_base(config, oracle) if fork != base_sha else ()
         gated = gitrepo.overlay(repo, head_sha, base_sha, judged_by)  # the base's current oracle (ARCHITECTURE.md)
@@ -181,11 +192,12 @@ def run(
                               *tamper.links_in(checkout, split.code)),
                        failed_before=failed_before(out_dir, digest), freezes=freezes,
                        source={"head_sha": head_sha, "head_tree": head_tree, "base_sha": base_sha, "tree": gated,
-                               "oracle_paths": list(judged_by)})
+                               "oracle_paths": list(judged_by)}, base=base)
         pinned = _pin_from_base(repo, base_sha, config, seed)
         results = gate.gate(targets, pinned)
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
+        shutil.rmtree(base_dir, ignore_errors=True)
     return Outcome(results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}", config_review=review)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate.attempt import Binding, Evidence, Policy
+from witness_gate.baseline import BaseEvidence
 from witness_gate.budget import Contract
 from witness_gate.canonical import CanonicalError, load_json_file, witness_hash
 from witness_gate.recordkey import RecordKeyError, Verifier
@@ -130,7 +131,16 @@ def _evidence(record: dict[str, Any]) -> Evidence | None:
         witness_hash=record.get("witness_hash") or "",
         replays=_rows(record.get("replays", [])),
         unshrunk_replays=_rows(record.get("unshrunk_replays", [])),
+        base=_base(record.get("base")),
     )
+
+
+def _base(base: dict[str, Any] | None) -> BaseEvidence | None:
+    """What the base did with the witness, as the record kept it: decided again like the rest."""
+    if not base:
+        return None
+    return BaseEvidence(str(base["sha"]), _rows(base.get("replays") or []), _rows(base.get("pinned") or []),
+                        base.get("drifted_witness"), base.get("drifted_witness_hash") or "")
 
 
 FREEZE_FIELDS = ("assertion_id", "fixture_digest", "witness_hash", "expires_at", "payload")

@@ -18,6 +18,7 @@ from witness_gate.recordkey import RecordKey
 from witness_gate.sinks import FileSink, RecordSink
 from witness_gate.runner import Evaluation, PropertyRunner
 from witness_gate.sandbox import Sandbox
+from witness_gate.baseline import BaseCode, replay_on_base
 from witness_gate.verdict import FreezeMatch, Split, Verdict, decide_property, freeze_proposal, frozen_witness
 
 
@@ -80,6 +81,8 @@ class GateRun:
     # where the code under test came from (head_sha, head_tree, base_sha, the tree that ran, oracle_paths laid
     # over it from the base): what `replay` checks a reviewer's directory against and rebuilds from
     source: dict[str, Any] = field(default_factory=dict)
+    # the base commit for the replays of a failing witness, checked out on first use (a reason when it cannot be)
+    base: Callable[[], BaseCode | str] | None = None
 
     def gate(self, targets: list[PropertyTarget], pinned: Callable[[PropertyTarget], Pinned]) -> list[PropertyResult]:
         results = []
@@ -116,6 +119,8 @@ class GateRun:
             )
             try:
                 evidence = self._attempt(binding, pinned.fixture.payload, runner, notes)
+                if evidence.failed_once and evidence.shrink is not None and self.base is not None:
+                    notes += self._on_base(target, binding, evidence, pinned.fixture.payload, runner)
             finally:
                 getattr(runner, "close", lambda: None)()  # a warm start's sandboxes end with their series
             notes += [note for note in (getattr(runner, "note", ""),) if note]  # why a warm start went cold
@@ -152,6 +157,21 @@ class GateRun:
                              "replays: the freeze can be revoked (it ends on its expiry or by a reviewer, not by "
                              "a green day)")
         return run_attempt(payload, runner, self.policy, self.reporter.progress)
+
+    def _on_base(self, target: PropertyTarget, binding: Binding, evidence: Evidence, payload: Any,
+                 head: Callable[[Any], Evaluation]) -> list[str]:
+        """The failing witness replayed on the base commit, which is checked out only now (it often never is)."""
+        code = self.base()
+        if isinstance(code, str):
+            return [f"the base could not be replayed ({code}); the head's label stands"]
+        base = self.make_runner(repo=code.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
+                                timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
+                                **({"environment": code.environment} if code.environment else {}))
+        try:
+            evidence.base = replay_on_base(evidence, payload, head, base, self.policy, code.sha, self.reporter.progress)
+        finally:
+            getattr(base, "close", lambda: None)()
+        return evidence.base.notes(evidence.target_reason)
 
     def _pinned_shows_only(self, signature: str, payload: Any, runner: Callable[[Any], Evaluation]) -> bool:
         """The pinned payload's sample plan shows nothing but the frozen flake: a freeze silences one payload's
@@ -244,6 +264,7 @@ def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None,
             witness=evidence.witness if evidence.failed_once else None,
             replays=_rows(evidence.replays),
             unshrunk_replays=_rows(evidence.unshrunk_replays),
+            base=evidence.base.as_record(_rows) if evidence.base is not None else None,
         )
     if run.setup.record is not None:
         record["setup"] = run.setup.record

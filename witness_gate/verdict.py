@@ -111,8 +111,24 @@ def decide_property(
         holds.append("expiry_empty")
     if holds:
         verdict.hold_reasons = holds
+        return _blame(verdict, evidence)
+    return _blame(_combine(verdict, t, evidence, failures, every_replay_failed, match, failed_before), evidence)
+
+
+def _blame(verdict: Verdict, evidence: Evidence) -> Verdict:
+    """Blame only the patch: a witness that fails the same way on every base replay was failing before the
+    patch (`pre_existing`); a base that disagrees with itself can neither clear nor convict it (a hold)."""
+    base = evidence.base
+    flaky = verdict.label == "flake" or verdict.hold_reasons == ["expiry_empty"]  # a flake with no expiry yet
+    if base is None or not (verdict.label == "regression" or flaky):
         return verdict
-    return _combine(verdict, t, evidence, failures, every_replay_failed, match, failed_before)
+    story = base.story(evidence.target_reason)
+    if story == "fails":
+        verdict.label, verdict.hold_reasons = "pre_existing", []
+    elif story == "flaky" and verdict.label == "regression":
+        failed = sum(row.outcome == "fail" for row in base.replays)
+        verdict.label, verdict.hold_reasons = "hold", [f"base_flaky:{failed}/{len(base.replays)}"]
+    return verdict
 
 
 def _combine(verdict: Verdict, t: "_Tables", evidence: Evidence, failures: int, every_replay_failed: bool,

@@ -27,7 +27,7 @@ from worker.checkout import changed_paths_locally, checkout
 from worker.clients import CheckRunClient, FinishClient, GateClient, PropertyClient
 from worker.context import Context, complete, context, log
 from worker.rendering import render
-from worker.evidence import failed_before, pin_from_base
+from worker.evidence import base_of, failed_before, pin_from_base
 from worker.github_api import GitHubError
 
 PROPERTY_JOB_TIMEOUT = 3600
@@ -247,7 +247,8 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
                    notes=(note,) if note else (), flags=flags, failed_before=failed_before(ctx, run),
                    sink=StoreSink(ctx.store, run_id),  # the record goes straight to the store
                    source={"head_sha": run.head_sha, "head_tree": run.details.get("head_tree", ""),
-                           "base_sha": run.base_sha, "oracle_paths": list(oracle)})
+                           "base_sha": run.base_sha, "oracle_paths": list(oracle)},
+                   base=base_of(ctx, api, run, config, sandbox, reporter.say))
     result = gate.gate_one(prop, pin_from_base(api, run.base_sha, config, prop.assertion_id))
     return {"assertion_id": assertion_id, "label": result.verdict.label}
 
