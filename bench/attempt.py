@@ -1,6 +1,6 @@
 """What the gate costs around the property: an attempt against its own evaluations, measured in one run.
 
-    python bench/attempt.py [--quick]
+    python bench/attempt.py [--quick] [--plot docs/warm.png]
 
 The attempt is the example's regression (40 orders, shrunk to one line) run through the whole
 pipeline: first run, shrink, replays, signatures, the three tables. Its wall time is compared with
@@ -76,6 +76,7 @@ def in_process(checkout: Path):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="one attempt per runner (well under a minute)")
+    parser.add_argument("--plot", help="write cost against evaluations, cold and warm, as a PNG (needs matplotlib)")
     args = parser.parse_args()
     repeats = 1 if args.quick else 5
     checkout = example_checkout()
@@ -125,7 +126,9 @@ def main() -> int:
         print(f"RESULT attempt: bwrap_vs_subprocess = {(figures['bwrap'][2] - figures['none'][2]) * 1000:.2f} ms "
               f"({figures['bwrap'][2] / figures['none'][2]:.2f}x subprocess)")
     if "bwrap" in figures:
-        attempt_costs.report(checkout, payload, raw / len(recording.payloads), repeats)
+        costs = attempt_costs.report(checkout, payload, raw / len(recording.payloads), repeats)
+        if args.plot:
+            attempt_costs.plot(costs, args.plot)
     shutil.rmtree(checkout, ignore_errors=True)
     return 0
 

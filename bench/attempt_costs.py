@@ -144,6 +144,8 @@ def heavy(policy: Policy, payload) -> tuple[dict, list[list[float]]]:
         own = in_process_seconds(module.prop_under_limit, timed.payloads)
         figures[start] = (wall, len(timed.payloads), one_import + own)
         series[start] = timed.cumulative
+    series["one import + own time"] = [one_import + own * (i + 1) / len(timed.payloads)
+                                       for i in range(len(timed.payloads))]
     shutil.rmtree(checkout, ignore_errors=True)
     shutil.rmtree(env, ignore_errors=True)
     return figures, series
@@ -186,6 +188,8 @@ def report(checkout: Path, payload, own_each: float, repeats: int) -> dict:
         print(f"{start:<6} {serial:>25.3f} {wide:>16.3f} {wide / serial:>7.2f}")
     print("\nevaluations -> cumulative seconds (300 ms import)")
     for start, cumulative in series.items():
+        if start not in STARTS:
+            continue
         marks = ", ".join(f"{i}: {cumulative[i - 1]:.2f}" for i in (1, 5, 10, 20, 40, len(cumulative))
                           if i <= len(cumulative))
         print(f"  {start}: {marks}")
@@ -199,3 +203,24 @@ def report(checkout: Path, payload, own_each: float, repeats: int) -> dict:
         print(f"RESULT attempt: parallel_replays_{start} = {wide:.2f} s on {cores} cores "
               f"({wide / serial:.2f}x one after another; target <= 0.6x)")
     return {"series": series}
+
+
+def plot(costs: dict, path: str) -> None:
+    """Cumulative seconds against evaluations of the import-heavy attempt, one line per start."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, cumulative in costs["series"].items():
+        ax.plot(range(1, len(cumulative) + 1), cumulative, label=name,
+                linestyle="--" if name not in STARTS else "-")
+    ax.set_xlabel("evaluations (first run, shrink, 12 replays)")
+    ax.set_yscale("log")
+    ax.set_ylabel("seconds so far (log scale)")
+    ax.set_title(f"a property whose dependency takes {IMPORT_SECONDS * 1000:.0f} ms to import")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"plot: {path}")

@@ -142,39 +142,64 @@ def _read(out_r: int, err_r: int, control: socket.socket, deadline: float, cap: 
 
 
 class WarmSeries:
-    """Up to `width` warm parents for one runner; `note` says why the series runs cold, once it does."""
+    """Warm parents for one runner; `note` says why the series runs cold, once it does.
+
+    Evaluations running at once share the parents: another parent is started only while evaluations take
+    longer than starting a parent took, so a quick property waits for a parent instead of paying its imports.
+    """
 
     def __init__(self, start: Callable[[], WarmParent | str]) -> None:
-        self._start, self._idle, self._lock = start, [], threading.Lock()
+        self._start, self._idle, self._ready = start, [], threading.Condition()
+        self._parents = 0  # started and not yet ended
+        self._start_seconds = self._eval_seconds = 0.0  # the first start's cost, the latest evaluation's
         self.note = ""
+
+    def _take(self) -> WarmParent | str | None:
+        """An idle parent; None when the caller should start one; "cold" once the series has gone cold."""
+        with self._ready:
+            while not self._idle and not self.note and self._parents and self._eval_seconds <= self._start_seconds:
+                self._ready.wait()
+            if self.note:
+                return "cold"
+            if self._idle:
+                return self._idle.pop()
+            self._parents += 1
+            return None
 
     def run(self, job: Callable[[WarmParent], Finished | None]) -> Finished | None:
         """`job` on a free parent (started when none is free); None: run this evaluation cold."""
-        with self._lock:
-            if self.note:
-                return None
-            parent = self._idle.pop() if self._idle else None
+        parent = self._take()
+        if parent == "cold":
+            return None
         if parent is None:
+            began = time.monotonic()
             parent = self._start()
+            self._start_seconds = self._start_seconds or time.monotonic() - began
             if isinstance(parent, str):
-                self._fall_back(parent)
+                self._ended(parent)
                 return None
         done = job(parent)
+        if done is not None:
+            self._eval_seconds = done.seconds
         if parent.why:
             parent.close()
-            if done is None or done.fault is None:  # a timeout or a flood ends only that sandbox
-                self._fall_back(parent.why)
+            self._ended(parent.why if done is None or done.fault is None else "")  # a timeout ends one sandbox
         else:
-            with self._lock:
+            with self._ready:
                 self._idle.append(parent)
+                self._ready.notify()
         return done
 
-    def _fall_back(self, why: str) -> None:
-        with self._lock:
-            self.note = self.note or f"warm start not used: {why}; evaluations started cold"
+    def _ended(self, why: str) -> None:
+        with self._ready:
+            self._parents -= 1
+            if why:
+                self.note = self.note or f"warm start not used: {why}; evaluations started cold"
+            self._ready.notify_all()
 
     def close(self) -> None:
-        with self._lock:
+        with self._ready:
             parents, self._idle = self._idle, []
+            self._parents -= len(parents)
         for parent in parents:
             parent.close()
