@@ -24,8 +24,17 @@ from witness_gate.processes import Finished, end_leftovers, released
 
 READY_SECONDS = 60  # the warm parent's imports get this long, as a cold evaluation's would
 # bubblewrap's --die-with-parent follows the thread that started it: warm parents are started from one
-# thread that lives as long as the gate, never from a replay's worker thread that ends with its pool
-_STARTER = ThreadPoolExecutor(1, thread_name_prefix="witness-warm-start")
+# thread that lives as long as the gate, never from a replay's worker thread that ends with its pool;
+# one per process, since a forked process (an RQ work horse) has none of its parent's threads
+_STARTERS: dict[int, ThreadPoolExecutor] = {}
+_STARTERS_LOCK = threading.Lock()
+
+
+def _starter() -> ThreadPoolExecutor:
+    with _STARTERS_LOCK:
+        if os.getpid() not in _STARTERS:
+            _STARTERS[os.getpid()] = ThreadPoolExecutor(1, thread_name_prefix="witness-warm-start")
+        return _STARTERS[os.getpid()]
 
 
 class WarmParent:
@@ -40,7 +49,7 @@ class WarmParent:
         """Start a parent with `spawn(fd)` (fd: its end of the control socket); the parent, or why not."""
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            proc = _STARTER.submit(spawn, theirs.fileno()).result()
+            proc = _starter().submit(spawn, theirs.fileno()).result()
         except OSError as exc:
             control.close()
             return f"the warm sandbox did not start: {exc.strerror}"
