@@ -100,28 +100,20 @@ def find_smallest(holds: Callable[[int], bool], limit: int) -> int:
     """Smallest k in [0, limit] with holds(k), taking holds(limit) as given (bisection presumes that
     holds is monotone; every probe is still checked by the caller's door).
 
-    From both ends at once: small targets up from zero (0, 1, 2, 4, ...) and steps down from the
-    limit (1, 2, 4, ... below it), each bracket closed by bisection. A number far from zero whose
-    failure needs only a small value costs a few probes, and so does one that can barely move; a
-    number that cannot move one step down is given up after the first step.
+    Zero first, then one step down from the limit: a number that cannot move at all is given up
+    after two probes. Then small targets up from zero (1, 2, 4, ...) and bisection between the last
+    that did not hold and the first that did: a number far from zero whose failure needs only a
+    small value costs a few probes, not a walk down from where it started.
     """
-    below, above = -1, limit  # holds(below) is false (or below is -1), holds(above) is true
-    target, step = 0, 1
-    while above - below > 1:
-        if below < target < above:
-            if holds(target):
-                above = target
-                break
-            below, target = target, (1 if target == 0 else target * 2)
-        down = limit - step
-        if below < down < above:
-            if not holds(down):
-                below = down
-                break
-            above, step = down, step * 2
-        elif target >= above:
-            break
-    return _split(below, above, lambda mid: not holds(mid))[1]
+    if limit == 0 or holds(0):
+        return 0
+    if limit > 1 and not holds(limit - 1):
+        return limit
+    top = limit - 1 if limit > 1 else limit  # the smallest known to hold
+    below, target = 0, 1
+    while target < top and not holds(target):
+        below, target = target, target * 2
+    return _split(below, min(target, top), lambda mid: not holds(mid))[1]
 
 
 def _split(left: int, right: int, on_left: Callable[[int], bool]) -> tuple[int, int]:
