@@ -8,10 +8,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bash examples/orders/make_repo.sh "$work/orders" >/dev/null
 echo "example repository: main (base) and agent-patch (head), built in $work/orders"
-echo "\$ python -m witness_gate run --repo $work/orders --base main --head agent-patch"
+echo "\$ .venv/bin/witness-gate run --repo $work/orders --base main --head agent-patch"
 echo
 set +e
-python3 -m witness_gate run --repo "$work/orders" --base main --head agent-patch --out .artifacts/quickstart
+.venv/bin/witness-gate run --repo "$work/orders" --base main --head agent-patch --out .artifacts/quickstart
 code=$?
 set -e
 echo

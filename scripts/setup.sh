@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install what witness-gate needs on a fresh machine: bubblewrap and git (Debian), the package (pip).
+# Install what witness-gate needs on a fresh machine: bubblewrap and git (Debian), the package and its
+# locked dependencies in .venv (pip).
 # Usage: scripts/setup.sh [--dev]   (--dev adds the test tools)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,12 @@ if [ "${1:-}" = "--dev" ] && ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; th
   redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null
 fi
 
-extra=""
-[ "${1:-}" = "--dev" ] && extra="[dev]"
-python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -e ".${extra}"
+# the project's own virtual environment, from a lock of exact versions with hashes (requirements/*.lock):
+# what the tests and benchmarks ran with, not whatever is newest on PyPI today
+lock=requirements/gate.lock extra=""
+[ "${1:-}" = "--dev" ] && lock=requirements/dev.lock extra="[dev]"
+[ -x .venv/bin/python ] || python3 -m venv .venv
+pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+"${pip[@]}" --require-hashes --no-deps -r "$lock"
+"${pip[@]}" --no-deps -e ".${extra}"
+echo "setup: done; the gate is .venv/bin/witness-gate (or: . .venv/bin/activate)" >&2
