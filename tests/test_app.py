@@ -93,10 +93,12 @@ def test_a_regression_fails_with_the_witness_and_an_annotation(stack, double, tm
     [note] = [a for a in run["annotations"] if a["path"] == "tests/properties/test_calc.py"]
     assert note["start_line"] == 7 and note["annotation_level"] == "failure"  # the def line
     assert [a["identifier"] for a in run["actions"]] == ["replay"]
-    # a reviewer pastes the printed command on a clone at the head and sees the regression again
+    # a reviewer pastes the printed command on a fresh clone at the head and sees the regression again
     [command] = [ln for ln in run["output"]["text"].splitlines() if ln.startswith("witness-gate replay ")]
     assert command.startswith(f"witness-gate replay {stack.url}/records/")
-    pasted = subprocess.run(f"{command} --runs 2", shell=True, cwd=repo.path, capture_output=True, text=True,
+    clone = tmp_path / "reviewer"
+    subprocess.run(["git", "clone", "-q", "--branch", "patch", str(repo.path), str(clone)], check=True)
+    pasted = subprocess.run(f"{command} --runs 2", shell=True, cwd=clone, capture_output=True, text=True,
                             timeout=120)
     assert pasted.returncode == 1, pasted.stdout + pasted.stderr
     assert "prop_double: 2 of 2 failed (reason double-wrong)" in pasted.stdout
