@@ -90,12 +90,7 @@ def collect(proc: subprocess.Popen, deadline: float, cap: int) -> tuple[bytes, b
                 fault = "timeout"
                 break
             for key, _ in selector.select(timeout=min(remaining, 0.5)):
-                chunk = os.read(key.fileobj.fileno(), 65536)
-                if not chunk:
-                    selector.unregister(key.fileobj)
-                    continue
-                buffers[key.fileobj] += chunk
-                if len(buffers[key.fileobj]) > cap:
+                if read_into(selector, key, buffers, cap):
                     fault = "output_limit"
             if fault:
                 break
@@ -114,6 +109,16 @@ def collect(proc: subprocess.Popen, deadline: float, cap: int) -> tuple[bytes, b
     proc.stderr.close()
     proc.wait()
     return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), fault
+
+
+def read_into(selector: selectors.BaseSelector, key: selectors.SelectorKey, buffers: dict, cap: int) -> bool:
+    """One read from a ready stream into its buffer (keyed by the stream); True once it is past `cap`."""
+    chunk = os.read(key.fd, 65536)
+    if not chunk:
+        selector.unregister(key.fileobj)
+        return False
+    buffers[key.fileobj] += chunk
+    return len(buffers[key.fileobj]) > cap
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from witness_gate.processes import Finished, end_leftovers, released
+from witness_gate.processes import Finished, end_leftovers, read_into, released
 
 READY_SECONDS = 60  # the warm parent's imports get this long, as a cold evaluation's would
 # bubblewrap's --die-with-parent follows the thread that started it: warm parents are started from one
@@ -137,12 +137,7 @@ def _read(out_r: int, err_r: int, control: socket.socket, deadline: float, cap: 
                     if not said:  # the parent is gone: its streams may never end
                         break
                     continue
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    selector.unregister(key.fd)
-                    continue
-                buffers[key.fd] += chunk
-                if len(buffers[key.fd]) > cap:
+                if read_into(selector, key, buffers, cap):
                     fault = "output_limit"
             if control not in [k.fileobj for k in selector.get_map().values()] and not said:
                 break
