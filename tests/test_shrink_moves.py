@@ -107,3 +107,17 @@ def test_a_step_is_a_round_so_a_wide_deterministic_failure_ends_at_a_local_stop(
     assert result.stopped and not result.budget_hit  # with the defaults: 32 steps, 2000 evaluations
     assert result.witness == {"orders": [{}] * 150}
     assert 1 <= result.steps <= 3  # hundreds of reductions (every order emptied), in a round or two
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=1, max_value=8), st.integers(min_value=100, max_value=10**6))
+def test_a_node_is_replaced_by_a_descendant_of_another_shape(depth, value):
+    # {"next": {"next": {"value": v}}}: deleting a "next" loses the culprit, so only a lift shrinks it
+    start = {"value": value}
+    for _ in range(depth):
+        start = {"next": start}
+
+    def found(v):
+        return isinstance(v, dict) and ((isinstance(v.get("value"), int) and v["value"] >= 100) or found(v.get("next")))
+
+    assert shrink(start, lambda v: "found" if found(v) else None, target_reason="found").witness == {"value": 100}
