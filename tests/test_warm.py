@@ -180,3 +180,21 @@ def test_the_warm_imports_come_from_outside_the_repository_only(checkout):
     names = wanted(repo, "tests/properties/p.py")
     assert {"slowdep", "json", "ctypes", "subprocess"} <= set(names)
     assert not any(n.split(".")[0] in ("shop", "tests") for n in names), names
+
+
+KILLS_ITS_PARENT = ("import os\n\ndef double(x):\n"
+                    "    os.kill(os.getppid(), 9)  # warm: the warm parent; cold: bubblewrap's init, which ignores it\n"
+                    "    return 2 * x\n")
+
+
+def test_an_evaluation_that_kills_its_warm_parent_runs_again_cold_and_the_record_says_why(git_repo, tmp_path,
+                                                                                          monkeypatch):
+    from test_run import base_repo, local_run
+
+    monkeypatch.setenv("WITNESS_WARM", "on")
+    repo = base_repo(git_repo)
+    repo.commit({"src/calc.py": KILLS_ITS_PARENT})
+    [result] = local_run(repo, tmp_path / "out").results
+    assert [row.outcome for row in result.evidence.first] == ["pass"] * len(result.evidence.first)
+    assert any("warm start not used: the warm parent ended during an evaluation" in n for n in result.record["notes"]), \
+        result.record["notes"]
