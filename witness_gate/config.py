@@ -208,7 +208,7 @@ SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
     ("properties.contracts", "contracts", _contracts, "assertion id -> {invariant, domain}"),
     ("policy.runs", "runs", _int(1), "replays of a witness"),
     ("policy.min_reruns", "min_reruns", _int(2), "fewest replays that can decide"),
-    ("policy.max_steps", "max_steps", _int(0), "shrink step budget"),
+    ("policy.max_steps", "max_steps", _int(0), "shrink step budget (a step: one round of the moves that commits a smaller witness)"),
     ("policy.max_evals", "max_evals", _int(1), "shrink evaluation budget"),
     ("policy.max_runs", "max_runs", _int(1), "most replays `/witness replay N` may ask for"),
     ("policy.timeout_seconds", "timeout_seconds", _number(), "per evaluation"),
