@@ -223,7 +223,8 @@ def report(checkout: Path, payload, own_each: float, repeats: int) -> dict:
         print(f"RESULT attempt: import_heavy_{start} = {wall:.2f} s for {count} evaluations "
               f"({wall / baseline:.2f}x one import plus the property's own time; target <= 1.5x)")
     for start, (serial, wide) in parallel.items():
-        print(f"RESULT attempt: parallel_replays_{start.replace(' ', '_').replace('.', '')} = {wide:.2f} s on {cores} cores "
+        name = start.replace(" ", "_").replace(".", "")
+        print(f"RESULT attempt: parallel_replays_{name} = {wide:.2f} s on {cores} cores "
               f"({wide / serial:.2f}x one after another; target <= 0.6x)")
     return {"series": series}
 
