@@ -8,6 +8,7 @@ from typing import Any
 
 from witness_gate.canonical import canonical_bytes, sha256_hex, shortlex_key
 from witness_gate.gate import shrink_until_local_stop
+from witness_gate.shrink_memory import Slot
 from witness_gate.shrink_numbers import shift_pairs, shrink_equal_values
 from witness_gate.shrink_structure import delete_structure, lift_descendants, lift_similar, merge_sibling_lists
 from witness_gate.shrink_values import simplify_values
@@ -90,6 +91,7 @@ class Shrinker:
         self.max_steps = max_steps
         self.max_evals = max_evals
         self.cache: dict[str, Reason] = {}
+        self.memory: dict[Slot, bool] = {}  # shapes refuted (see shrink_memory)
         self.steps = 0
         self.round_counted = False
         self.current = payload

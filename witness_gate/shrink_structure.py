@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from witness_gate.canonical import shortlex_key
+from witness_gate.shrink_memory import Slot, is_tuple, signature, tried
 from witness_gate.shrink_tree import Path, child_keys, descendants, drop_run, find_largest, get_node, set_node
 
 LIFT_DEPTH = 2  # children and grandchildren: deeper ones are reached by lifting again
@@ -17,6 +18,7 @@ class Search(Protocol):
     """What a move needs of the shrinker: the witness and the one door for candidates."""
 
     current: Any
+    memory: dict[Slot, bool]
 
     def fails(self, candidate: Any) -> bool: ...
 
@@ -99,7 +101,8 @@ def _delete_longest_run(search: Search, path: Path, index: int, node: dict | lis
     def without(count: int) -> Any:
         return set_node(search.current, path, drop_run(node, index, count))
 
-    if not search.would_accept(without(1)):
+    slot = ("delete", signature(node), index) if is_tuple(node) else None
+    if not tried(search.memory, slot, lambda: search.would_accept(without(1))):
         return False  # the child is needed, so (as bisection presumes) is every run that holds it
     if room > 1 and search.consider(without(room)):
         return True

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from witness_gate.canonical import shortlex_key
+from witness_gate.shrink_memory import Slot, is_tuple, kind, signature, tried
 from witness_gate.shrink_numbers import absorb_neighbours, smaller_int
 from witness_gate.shrink_structure import Search, sweep
 from witness_gate.shrink_tree import Path, find_largest, get_node, is_int, set_node, simpler_values
@@ -28,11 +29,26 @@ def _reduce_value(search: Search, path: Path) -> bool:
         return False
     simplest, *rest = simpler_values(node)
     # an empty container is the structural pass's first run: not tried twice in a round
-    if not isinstance(node, (dict, list)) and search.consider(set_node(search.current, path, simplest)):
+    if not isinstance(node, (dict, list)) and tried(search.memory, _slot(search, path, simplest), lambda: search.consider(
+            set_node(search.current, path, simplest))):
         return True
+    # a one-character string has no shorter form but "", just refuted
+    typed = not (isinstance(node, str) and len(node) <= 1) and _reduce_typed(search, path, node)
     # null comes last: after a shorter string or a smaller number it is seldom smaller still
-    return _reduce_typed(search, path, node) or any(
-        search.consider(set_node(search.current, path, simpler)) for simpler in rest)
+    return typed or any(tried(search.memory, _slot(search, path, simpler), lambda simpler=simpler: search.consider(
+        set_node(search.current, path, simpler))) for simpler in rest)
+
+
+def _slot(search: Search, path: Path, candidate: Any) -> Slot | None:
+    """Null anywhere, or the simplest value inside a record, is remembered by the node's place in
+    its parent's kind: numbers are not (whether 0 fails depends on the other values)."""
+    node = get_node(search.current, path)
+    parent = get_node(search.current, path[:-1]) if path else None
+    record = parent is not None and is_tuple(parent)
+    if isinstance(node, (dict, list)) or is_int(node) or (candidate is not None and not record):
+        return None
+    key = path[-1] if record else None
+    return ("value", signature(parent), key, kind(node), kind(candidate))
 
 
 def _reduce_typed(search: Search, path: Path, node: Any) -> bool:
