@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from witness_gate import gitrepo, plan as plans, records, safefs, tamper
 from witness_gate.attempt import Policy
@@ -122,83 +123,104 @@ def _discover(repo: Path, properties_dir: str, config: Config, sandbox: Sandbox)
     return targets
 
 
+@dataclass(frozen=True)
+class _Commits:
+    """What `run` gathers from git before it decides anything."""
+
+    head_sha: str
+    base_sha: str
+    fork: str  # where the head forked off the base: the changed paths are counted from here
+    changed: list[str]
+    base_tree: str
+    head_tree: str
+    raw_config: bytes | None  # the base's .witness.yml
+
+
+def _gather(repo: Path, base: str | None, head: str) -> _Commits:
+    try:
+        head_sha = gitrepo.rev_parse(repo, head)
+        base_sha = gitrepo.rev_parse(repo, base) if base else gitrepo.default_base(repo, head_sha)
+        fork = gitrepo.merge_base(repo, base_sha, head_sha)
+        return _Commits(head_sha, base_sha, fork, gitrepo.changed_paths(repo, fork, head_sha),
+                        gitrepo.tree_of(repo, base_sha), gitrepo.tree_of(repo, head_sha),
+                        gitrepo.show(repo, base_sha, CONFIG_NAME))
+    except gitrepo.GitError as exc:
+        raise InputError(f"{repo}: {exc}") from None
+
+
 def run(
     repo: Path, base: str | None, head: str, *, sandbox: Sandbox | Callable[[], Sandbox], out_dir: Path,
     reporter: Reporter, runs: int | None = None, seed: str | None = None, freezes: tuple[FreezeMatch, ...] = (),
 ) -> Outcome:
     """The whole gate between two commits: config, fixtures and the oracle from base, the implementation
     from head; changed paths from where head forked off base (GitHub's three dots), as the App has them."""
-    try:
-        head_sha = gitrepo.rev_parse(repo, head)
-        base_sha = gitrepo.rev_parse(repo, base) if base else gitrepo.default_base(repo, head_sha)
-        fork = gitrepo.merge_base(repo, base_sha, head_sha)
-        raw_config = gitrepo.show(repo, base_sha, CONFIG_NAME)
-        changed = gitrepo.changed_paths(repo, fork, head_sha)
-        base_tree, head_tree = gitrepo.tree_of(repo, base_sha), gitrepo.tree_of(repo, head_sha)
-    except gitrepo.GitError as exc:
-        raise InputError(f"{repo}: {exc}") from None
+    c = _gather(repo, base, head)
     # decide (pure), then apply: with no .witness.yml on the base the embedded defaults apply
-    config = plans.config_of(raw_config, f"{CONFIG_NAME} (at base {base_sha[:12]})", required=False)
+    config = plans.config_of(c.raw_config, f"{CONFIG_NAME} (at base {c.base_sha[:12]})", required=False)
     if isinstance(config, plans.Refusal):
         raise ConfigError(list(config.problems), config.line)
-    decided = plans.plan(config, changed)  # fails closed: a path outside impl, oracle and ignore is impl
+    decided = plans.plan(config, c.changed)  # fails closed: a path outside impl, oracle and ignore is impl
     split = decided.split
-    review = plans.review_head_config(config, gitrepo.show(repo, head_sha, CONFIG_NAME) if CONFIG_NAME in changed
-                                      else None, changed, f"{CONFIG_NAME} (at head {head_sha[:12]})")
-    impl, oracle = split.impl_changed, split.oracle_changed
-    header = (f"witness-gate run: {repo} base {base_sha[:12]} -> head {head_sha[:12]}; "
-              f"{len(changed)} changed paths (impl changed: {impl}, oracle changed: {oracle})")
+    review = plans.review_head_config(config, gitrepo.show(repo, c.head_sha, CONFIG_NAME)
+                                      if CONFIG_NAME in c.changed else None,
+                                      c.changed, f"{CONFIG_NAME} (at head {c.head_sha[:12]})")
+    header = (f"witness-gate run: {repo} base {c.base_sha[:12]} -> head {c.head_sha[:12]}; {len(c.changed)} "
+              f"changed paths (impl changed: {split.impl_changed}, oracle changed: {split.oracle_changed})")
     if isinstance(decided, plans.Refusal):
         keep_change(out_dir, {"record_id": secrets.token_hex(16), "created_at": _now(), "label": decided.label,
-                              "reason": decided.reason, "head_sha": head_sha, "base_sha": base_sha,
-                              "changed": changed, "oracle_files": list(decided.files),
-                              "split": {"impl_changed": impl, "oracle_changed": oracle}})
+                              "reason": decided.reason, "head_sha": c.head_sha, "base_sha": c.base_sha,
+                              "changed": c.changed, "oracle_files": list(decided.files),
+                              "split": {"impl_changed": split.impl_changed, "oracle_changed": split.oracle_changed}})
         if decided.label == "mixed_edit":
             return Outcome([], header, refused=decided.reason, config_review=review)
         return Outcome([], header, skipped=decided.reason, config_review=review)
-    if callable(sandbox):
-        sandbox = sandbox()
-    policy = Policy.from_config(config, runs)
-    digest = patch_digest(base_tree, head_tree)
+    sandbox = sandbox() if callable(sandbox) else sandbox
+    results, header = _gate(repo, c, config, split, sandbox=sandbox, out_dir=out_dir, reporter=reporter,
+                            policy=Policy.from_config(config, runs), seed=seed, freezes=freezes, header=header)
+    return Outcome(results, header, config_review=review)
+
+
+def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandbox, out_dir: Path,
+          reporter: Reporter, policy: Policy, seed: str | None, freezes: tuple[FreezeMatch, ...],
+          header: str) -> tuple[list[PropertyResult], str]:
+    """Apply the plan: export what the gate runs, set it up, and gate every property (the base on demand)."""
+    digest = patch_digest(c.base_tree, c.head_tree)
     checkout = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
     base_dir = Path(tempfile.mkdtemp(prefix="witness-base-"))
 
     def check_out_base() -> Path:  # the base's implementation and oracle, as they are at base_sha
-        gitrepo.export(repo, base_sha, base_dir)
+        gitrepo.export(repo, c.base_sha, base_dir)
         make_readable(base_dir)
         return base_dir
 
-    base = None if oracle else LazyBase(base_sha, check_out_base, lambda path: set_up(
-        config, checkout=path, patch_digest=f"base:{base_tree}", sandbox=sandbox, cache=default_cache(),
+    base = None if split.oracle_changed else LazyBase(c.base_sha, check_out_base, lambda path: set_up(
+        config, checkout=path, patch_digest=f"base:{c.base_tree}", sandbox=sandbox, cache=default_cache(),
         say=reporter.say))
     try:
-        judged_by = plans.oracle_from_base(config, oracle) if fork != base_sha else ()
-        gated = gitrepo.overlay(repo, head_sha, base_sha, judged_by)  # the base's current oracle (ARCHITECTURE.md)
+        judged_by = plans.oracle_from_base(config, split.oracle_changed) if c.fork != c.base_sha else ()
+        gated = gitrepo.overlay(repo, c.head_sha, c.base_sha, judged_by)  # the base's current oracle (ARCHITECTURE.md)
         if judged_by:
-            header += f"; oracle from base {base_sha[:12]}"
+            header += f"; oracle from base {c.base_sha[:12]}"
         gitrepo.export(repo, gated, checkout)
-        holds = ()
-        if gitrepo.tree_of_directory(repo, checkout) != gated:
-            holds = ("patch_mismatch",)
+        holds = ("patch_mismatch",) if gitrepo.tree_of_directory(repo, checkout) != gated else ()
         make_readable(checkout)
         targets = _discover(checkout, config.properties_dir, config, sandbox)
         setup = SetupOutcome()
         if not holds:  # the set-up runs code of the head too: only on the exact code under test
             setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=default_cache(),
                            say=reporter.say)
-        gate = GateRun(checkout, digest, Split(impl, oracle), policy, config, sandbox, out_dir,
-                       reporter, extra_holds=holds, setup=setup,
-                       flags=(*tamper_holds(repo, fork, head_sha, split.code),
+        gate = GateRun(checkout, digest, Split(split.impl_changed, split.oracle_changed), policy, config, sandbox,
+                       out_dir, reporter, extra_holds=holds, setup=setup,
+                       flags=(*tamper_holds(repo, c.fork, c.head_sha, split.code),
                               *tamper.links_in(checkout, split.code)),
                        failed_before=failed_before(out_dir, digest), freezes=freezes,
-                       source={"head_sha": head_sha, "head_tree": head_tree, "base_sha": base_sha, "tree": gated,
-                               "oracle_paths": list(judged_by)}, base=base)
-        pinned = _pin_from_base(repo, base_sha, config, seed)
-        results = gate.gate(targets, pinned)
+                       source={"head_sha": c.head_sha, "head_tree": c.head_tree, "base_sha": c.base_sha,
+                               "tree": gated, "oracle_paths": list(judged_by)}, base=base)
+        results = gate.gate(targets, _pin_from_base(repo, c.base_sha, config, seed))
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
         shutil.rmtree(base_dir, ignore_errors=True)
-    return Outcome(results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}", config_review=review)
+    return results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}"
 
 
 def failed_before(out_dir: Path, digest: str) -> dict[str, str]:
