@@ -25,11 +25,12 @@ def kind(value: Any) -> str:
 
 
 def signature(node: Any) -> Hashable:
-    """The kind of a container: its type, its width and its children's kinds (keys for a dict)."""
+    """The kind of a container: a dict's keys; a list's width and its first child's kind (a tag
+    such as an operator or a key, whose parts after it vary in kind from node to node)."""
     if isinstance(node, dict):
-        return ("dict", tuple((key, kind(node[key])) for key in sorted(node)))
+        return ("dict", tuple(sorted(node)))
     if isinstance(node, list):
-        return ("list", tuple(kind(child) for child in node))
+        return ("list", len(node), kind(node[0]) if node else None)
     return kind(node)
 
 

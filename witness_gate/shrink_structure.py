@@ -144,6 +144,12 @@ def _merge_once(search: Search, path: Path) -> bool:
     lists = [i for i, child in enumerate(node) if isinstance(child, list)]
     if len(lists) < 2:
         return False
+    # a record's list children are its parts (a heap node's subtrees): learnt once that they stay apart
+    slot = ("merge", signature(node)) if is_tuple(node) else None
+    return tried(search.memory, slot, lambda: _merge_lists(search, path, node, lists))
+
+
+def _merge_lists(search: Search, path: Path, node: list, lists: list[int]) -> bool:
     first, rest = lists[0], set(lists[1:])
     everything = [x for i in lists for x in node[i]]
     together = [everything if i == first else child for i, child in enumerate(node) if i not in rest]
