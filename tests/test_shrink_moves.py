@@ -121,3 +121,27 @@ def test_a_node_is_replaced_by_a_descendant_of_another_shape(depth, value):
         return isinstance(v, dict) and ((isinstance(v.get("value"), int) and v["value"] >= 100) or found(v.get("next")))
 
     assert shrink(start, lambda v: "found" if found(v) else None, target_reason="found").witness == {"value": 100}
+
+
+def expression_depth(e):
+    if isinstance(e, int) and not isinstance(e, bool):
+        return 0
+    if isinstance(e, list) and len(e) == 3 and e[0] in ("+", "*"):
+        left, right = expression_depth(e[1]), expression_depth(e[2])
+        return None if left is None or right is None else 1 + max(left, right)
+    return None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("+*"), st.booleans(), st.integers(-10**6, 10**6)), min_size=3, max_size=12))
+def test_a_record_shape_refuted_once_is_not_probed_on_every_node(layers):
+    # every layer of ["op", left, right] is needed: deleting a part, or emptying the operator, is refuted
+    # on the first node and then known for all of them (about 11 calls a layer when each node is probed)
+    expression = 1
+    for op, on_left, value in layers:
+        expression = [op, expression, value] if on_left else [op, value, expression]
+    deep = len(layers)
+    run = lambda v: "deep" if (expression_depth(v) or 0) >= deep else None  # noqa: E731
+    result = shrink(expression, run, target_reason="deep")
+    assert expression_depth(result.witness) == deep
+    assert result.evaluations <= 7 * deep + 10
