@@ -234,7 +234,26 @@ def channel(key: str, write=os.write, dup=os.dup, fstat=os.fstat, sign=_hmac_sha
     return send, say
 
 
-def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame, end=os._exit) -> None:
+def _evaluate(prop, payload, root: str, judge, blame) -> tuple[str, str | None]:
+    """(outcome, reason) of one call of the property; every name it uses was bound before the import."""
+    try:
+        returned = prop(payload)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
+        reason = "raise:?@?"
+        try:
+            reason = blame(exc, root)
+            traceback.print_exc(file=sys.stderr)
+        except BaseException:  # noqa: BLE001 - an exception whose name raises is still a failure
+            pass
+        return "fail", reason
+    try:
+        return judge(returned)
+    except BaseException:  # noqa: BLE001 - a str subclass whose methods raise is no verdict
+        return "no_verdict", "the property returned a value that cannot be read"
+
+
+def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame, end=os._exit,
+         evaluate=_evaluate) -> None:
     """Evaluate, send the verdict, and end the process with the matching exit code (never returns)."""
     key = read_key()
     selector = os.environ.get("WITNESS_PROPERTY", "")
@@ -272,20 +291,7 @@ def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame
         send("no_verdict", "import", detail[-2000:])
         say(f"witness harness: cannot import {relpath}: {detail}\n")
         end(EXIT_NO_VERDICT)
-    try:
-        returned = prop(payload)
-    except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
-        outcome, reason = "fail", "raise:?@?"
-        try:
-            reason = blame(exc, root)
-            traceback.print_exc(file=sys.stderr)
-        except BaseException:  # noqa: BLE001 - an exception whose name raises is still a failure
-            pass
-    else:
-        try:
-            outcome, reason = judge(returned)
-        except BaseException:  # noqa: BLE001 - a str subclass whose methods raise is no verdict
-            outcome, reason = "no_verdict", "the property returned a value that cannot be read"
+    outcome, reason = evaluate(prop, payload, root, judge, blame)
     try:
         sys.stdout.flush()
     except BaseException:  # noqa: BLE001 - the property may have broken sys.stdout; the channel does not need it
