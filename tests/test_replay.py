@@ -124,3 +124,34 @@ def test_a_flake_replays_as_a_disagreement_exit_3(git_repo):
     done = run_cli("replay", str(record), "--runs", "20", cwd=repo.path)  # all alike: 2 in a million
     assert done.returncode == EXIT_PERSON, done.stdout + done.stderr
     assert " of 20 failed (reason double-wrong)" in done.stdout
+
+
+def hostile(record_path, tmp_path, **changes):
+    record = json.loads(record_path.read_text())
+    for dotted, value in changes.items():
+        where = record
+        *parents, last = dotted.split("__")
+        for part in parents:
+            where = where.setdefault(part, {})
+        where[last] = value
+    path = tmp_path / "hostile.attempt.json"
+    path.write_text(json.dumps(record))
+    return path
+
+
+@pytest.mark.parametrize("changes, refusal", [
+    ({"source__head_sha": "--output=/tmp/owned"}, "source.head_sha is not a git hash"),
+    ({"source__base_sha": "HEAD~1"}, "source.base_sha is not a git hash"),
+    ({"source__oracle_paths": ["--exec=sh"]}, "source.oracle_paths is not a list of path patterns"),
+    ({"property_id": "/etc/passwd::prop_double@0"}, "is not <path in the repository>::<function>"),
+    ({"property_id": "../../outside.py::prop_double@0"}, "is not <path in the repository>::<function>"),
+    ({"seed": "17\u0000x"}, "is not printable text"),
+    ({"policy__runs": 10**9}, "is not a count from 1 to 1000"),
+    ({"policy__timeout_seconds": 10**9}, "is not a number of seconds up to 3600"),
+])
+def test_a_record_from_anywhere_is_checked_before_anything_reaches_git_or_the_sandbox(regressed, tmp_path, changes,
+                                                                                      refusal):
+    repo, record = regressed
+    done = run_cli("replay", str(hostile(record, tmp_path, **changes)), cwd=repo.path)
+    assert done.returncode == 2 and refusal in done.stderr, done.stderr
+    assert not (tmp_path.parent / "owned").exists() and "failed" not in done.stdout

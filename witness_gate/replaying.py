@@ -9,6 +9,7 @@ it prints what it saw and whether that agrees with the record.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 import urllib.error
@@ -27,6 +28,11 @@ from witness_gate.runner import Evaluation, PropertyRunner
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 
 MAX_RECORD_BYTES = 16 * 1024**2
+MAX_RUNS = 1000  # a record names its own replays; a reviewer's machine is not the record's to spend
+HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+SELECTOR = re.compile(r"[\w./-]{1,300}::[A-Za-z_][\w-]{0,199}")
+NAME = re.compile(r"[A-Za-z_][\w-]{0,199}")  # a prop_* function, or a runner-protocol property's name
+SEED = re.compile(r"[ -~]{1,200}")  # printable ASCII: it becomes an environment variable
 
 
 class ReplayError(ValueError):
@@ -135,22 +141,51 @@ def _replayables(value: Any, where: str, fetch: Callable[[str], Any] | None) -> 
     return [_from_attempt(value, where)]
 
 
+def _source(record: dict[str, Any], where: str) -> dict[str, Any]:
+    """Where the record says its code came from, refused unless every commit and tree is a hash and every
+    oracle path a plain string: they reach git as arguments, and a record may come from anywhere."""
+    source = record.get("source") or {}
+    if not isinstance(source, dict):
+        raise ReplayError(f"{where}: its source is not a mapping")
+    for name in ("head_sha", "head_tree", "base_sha", "tree"):
+        if source.get(name) and not (isinstance(source[name], str) and HEX.fullmatch(source[name])):
+            raise ReplayError(f"{where}: source.{name} is not a git hash")
+    paths = source.get("oracle_paths") or []
+    if not isinstance(paths, list) or not all(isinstance(p, str) and p and not p.startswith("-") for p in paths):
+        raise ReplayError(f"{where}: source.oracle_paths is not a list of path patterns")
+    return dict(source)
+
+
+def _runs(value: Any, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_RUNS:
+        raise ReplayError(f"{where}: policy.runs {value!r} is not a count from 1 to {MAX_RUNS}; pass --runs N")
+    return value
+
+
 def _from_attempt(record: dict[str, Any], where: str) -> Replayable:
     _check_hash(record["witness"], record["witness_hash"], where)
     replays = record.get("replays") or []
     policy = record.get("policy") or {}
     return Replayable(
         assertion_id=str(record.get("assertion_id") or "?"), selector=_selector(record, where),
-        payload=record["witness"], witness_hash=record["witness_hash"], seed=str(record.get("seed") or ""),
-        runs=int(policy.get("runs") or len(replays) or 5), reason=str(record.get("reason") or ""),
+        payload=record["witness"], witness_hash=record["witness_hash"], seed=_seed(record, where),
+        runs=_runs(policy.get("runs") or len(replays) or 5, where), reason=str(record.get("reason") or ""),
         seen=(sum(r.get("outcome") == "fail" for r in replays), len(replays)) if replays else None,
-        source=dict(record.get("source") or {}), timeout_seconds=float(policy.get("timeout_seconds") or 60))
+        source=_source(record, where), timeout_seconds=_timeout(policy.get("timeout_seconds"), where))
+
+
+def _timeout(value: Any, where: str) -> float:
+    if value is None:
+        return 60.0
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value <= 3600:
+        raise ReplayError(f"{where}: policy.timeout_seconds {value!r} is not a number of seconds up to 3600")
+    return float(value)
 
 
 def _from_witness_file(value: dict[str, Any], where: str) -> Replayable:
     _check_hash(value["payload"], value.get("witness_hash", ""), where)
     return Replayable(assertion_id=str(value.get("assertion_id") or "?"), selector=_selector(value, where),
-                      payload=value["payload"], witness_hash=value["witness_hash"], seed=str(value.get("seed") or ""),
+                      payload=value["payload"], witness_hash=value["witness_hash"], seed=_seed(value, where),
                       runs=5, reason=str(value.get("reason") or ""))
 
 
@@ -159,7 +194,18 @@ def _selector(record: dict[str, Any], where: str) -> str:
     selector = property_id.rsplit("@", 1)[0]
     if not selector:
         raise ReplayError(f"{where}: the record names no property (property_id is empty)")
+    relpath = selector.partition("::")[0]
+    if (not SELECTOR.fullmatch(selector) or relpath.startswith("/")
+            or ".." in relpath.split("/") or not NAME.fullmatch(str(record.get("assertion_id") or ""))):
+        raise ReplayError(f"{where}: property_id {property_id[:200]!r} is not <path in the repository>::<function>")
     return selector
+
+
+def _seed(record: dict[str, Any], where: str) -> str:
+    seed = record.get("seed")
+    if not isinstance(seed, str) or not SEED.fullmatch(seed):
+        raise ReplayError(f"{where}: the record's seed {str(seed)[:50]!r} is not printable text (the gate pins one)")
+    return seed
 
 
 def _check_hash(payload: Any, recorded: str, where: str) -> None:
