@@ -51,7 +51,7 @@ def delete_structure(search: Search) -> bool:
 
 
 def lift_descendants(search: Search) -> bool:
-    """Replace a container by one of its own descendants of the same kind, smallest first.
+    """Replace a container by one of its own descendants of the same kind and another shape, smallest first.
 
     An expression `["/", 0, ["/", 0, x]]` becomes `["/", 0, x]`, a heap loses a layer: what
     deleting children or simplifying values can never do, since the subtree must keep its shape.
@@ -117,7 +117,8 @@ def _lift(search: Search, path: Path, *, similar: bool = False) -> bool:
             return changed
         candidates = {}
         for inner in descendants(node, LIFT_DEPTH):
-            if type(inner) is type(node) and inner and (not similar or _same_shape(inner, node)):
+            # each lift probes only its own shapes: the same shape is lift_similar's, tried this round
+            if type(inner) is type(node) and inner and similar == _same_shape(inner, node):
                 candidates.setdefault(shortlex_key(inner), inner)  # an empty one is deletion's
         lifted = next((inner for _, inner in sorted(candidates.items(), key=lambda kv: kv[0])[:LIFT_LIMIT]
                        if search.consider(set_node(search.current, path, inner))), None)
