@@ -145,3 +145,22 @@ def test_a_record_shape_refuted_once_is_not_probed_on_every_node(layers):
     result = shrink(expression, run, target_reason="deep")
     assert expression_depth(result.witness) == deep
     assert result.evaluations <= 7 * deep + 10
+
+
+def two_cycle(v):
+    # a list of indices into itself in which some l[l[i]] == i with l[i] != i (the "coupling" problem)
+    if not (isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < len(v) for x in v)):
+        return None
+    return "two-cycle" if any(x != i and v[x] == i for i, x in enumerate(v)) else None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=2, max_value=12).flatmap(
+    lambda n: st.tuples(st.lists(st.integers(0, n - 1), min_size=n, max_size=n), st.integers(0, n - 1), st.integers(0, n - 1))))
+def test_indices_into_the_list_itself_are_renumbered_as_elements_go(case):
+    values, i, j = case
+    if i == j:
+        j = (i + 1) % len(values)
+    values[i], values[j] = j, i  # plant a two-cycle among indices that other elements may point at
+    result = shrink(values, two_cycle, target_reason="two-cycle")
+    assert result.witness == [1, 0]

@@ -10,7 +10,8 @@ from witness_gate.canonical import canonical_bytes, sha256_hex, shortlex_key
 from witness_gate.gate import shrink_until_local_stop
 from witness_gate.shrink_memory import Slot
 from witness_gate.shrink_numbers import shift_pairs, shrink_equal_values
-from witness_gate.shrink_structure import delete_structure, lift_descendants, lift_similar, merge_sibling_lists
+from witness_gate.shrink_structure import (
+    delete_structure, lift_descendants, lift_similar, merge_sibling_lists, renumber_indices)
 from witness_gate.shrink_values import simplify_values
 
 __all__ = ["ShrinkResult", "Shrinker", "shrink", "shrink_until_local_stop", "single_deletions"]
@@ -48,6 +49,7 @@ MOVES = (
     delete_structure,
     lift_descendants,
     merge_sibling_lists,
+    renumber_indices,
     shrink_equal_values,
     shift_pairs,
     simplify_values,

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from witness_gate.canonical import shortlex_key
 from witness_gate.shrink_memory import Slot, is_tuple, signature, tried
-from witness_gate.shrink_tree import Path, child_keys, descendants, drop_run, find_largest, get_node, set_node
+from witness_gate.shrink_tree import Path, child_keys, descendants, drop_run, find_largest, get_node, is_int, set_node
 
 LIFT_DEPTH = 2  # children and grandchildren: deeper ones are reached by lifting again
 LIFT_LIMIT = 8  # the smallest few distinct candidates per node; a wide node is not tried whole
@@ -161,3 +161,34 @@ def _merge_lists(search: Search, path: Path, node: list, lists: list[int]) -> bo
         if search.consider(set_node(search.current, path, pair)):
             return True
     return False
+
+
+def renumber_indices(search: Search) -> bool:
+    """In a list of integers that index into the list itself, delete an element no other one points
+    at and renumber those that pointed past it.
+
+    `[0, 0, 4, 0, 2]` (a two-cycle between 2 and 4) becomes `[1, 0]`, which deletion alone never
+    reaches: every deletion there breaks an index or the cycle.
+    """
+    return sweep(search, _renumber)
+
+
+def _renumber(search: Search, path: Path) -> bool:
+    changed = False
+    index = 0
+    while True:
+        node = get_node(search.current, path)
+        if not _self_indexing(node) or index >= len(node):
+            return changed
+        pointed_at = any(x == index for i, x in enumerate(node) if i != index)
+        renumbered = [x - (x > index) for i, x in enumerate(node) if i != index]
+        if not pointed_at and search.consider(set_node(search.current, path, renumbered)):
+            changed, index = True, 0  # an element another one pointed at may be free now
+        else:
+            index += 1
+
+
+def _self_indexing(node: Any) -> bool:
+    """Integers in [0, len) that are not all the identity (that list is sorted, not a map)."""
+    return (isinstance(node, list) and len(node) > 1 and all(is_int(x) and 0 <= x < len(node) for x in node)
+            and any(x != i for i, x in enumerate(node)))
