@@ -91,14 +91,17 @@ class BaseEvidence:
 
     def story(self, target_reason: str | None) -> str:
         """passes; fails (every replay, the head's reason); other (every replay, another reason: not the head's
-        failure); flaky (it disagrees with itself); unknown (a replay did not finish)."""
+        failure); flaky (it disagrees with itself, or fails every replay of a re-shrunk witness it did not fail
+        while shrinking); unknown (a replay did not finish)."""
         if any(row.outcome == "transport" for row in self.replays) or not self.replays:
             return "unknown"
         failures = [row for row in self.replays if row.outcome == "fail"]
         if not failures:
             return "passes"
-        if len(failures) == len(self.replays):
-            return "fails" if {row.reason for row in failures} == {target_reason} else "other"
+        if len(failures) == len(self.replays) and {row.reason for row in failures} != {target_reason}:
+            return "other"
+        if len(failures) == len(self.replays):  # a re-shrunk witness is one the base passed while shrinking
+            return "flaky" if self.drifted_hash else "fails"
         return "flaky"
 
 
@@ -109,11 +112,13 @@ def replay_on_base(evidence: Evidence, payload: Any, head: Evaluate, base: Evalu
     if not any(row.outcome == "fail" for row in rows):
         return BaseEvidence(sha, rows)
     pinned = []
-    for _ in range(policy.runs):  # the base's own sample plan on the pinned payload, up to its first failure
+    for _ in range(policy.runs):  # the base's own sample plan on the pinned payload, while it fails as the head does
         pinned.append(base(payload))
-        if pinned[-1].outcome != "pass":
+        if pinned[-1].failure_reason != evidence.target_reason:
             break
-    if pinned[-1].outcome != "pass":  # the base fails the pinned payload too: the failure was there before
+    # only the head's own failure on every run of the pinned payload was there before; a pass, a fault or another
+    # reason there means the head's witness may have drifted onto a failure of the base's, chosen by the patch
+    if all(row.failure_reason == evidence.target_reason for row in pinned):
         return BaseEvidence(sha, rows, pinned)
     drifted, drifted_hash = evidence.witness, evidence.witness_hash
     _separate(evidence, payload, head, base, policy, progress)
@@ -147,7 +152,8 @@ def _separate(evidence: Evidence, payload: Any, head: Evaluate, base: Evaluate, 
 
 def _first_is_known(payload: Any, target: str | None,
                     predicate: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
-    """The pinned payload is known to separate (the head failed it, the base passed it): not run again."""
+    """The pinned payload is taken as separating (the head failed it, the base did not fail it the head's way):
+    not run again."""
     def known(candidate: Any) -> str | None:
         return target if candidate is payload else predicate(candidate)
     return known
