@@ -46,10 +46,10 @@ class _BudgetSpent(Exception):
 # before each value alone
 MOVES = (
     lift_similar,
+    renumber_indices,
     delete_structure,
     lift_descendants,
     merge_sibling_lists,
-    renumber_indices,
     shrink_equal_values,
     shift_pairs,
     simplify_values,

@@ -163,29 +163,31 @@ def _merge_lists(search: Search, path: Path, node: list, lists: list[int]) -> bo
     return False
 
 
+
 def renumber_indices(search: Search) -> bool:
     """In a list of integers that index into the list itself, delete an element no other one points
     at and renumber those that pointed past it.
 
     `[0, 0, 4, 0, 2]` (a two-cycle between 2 and 4) becomes `[1, 0]`, which deletion alone never
-    reaches: every deletion there breaks an index or the cycle.
+    reaches, as every deletion there breaks an index. It runs before deletion, which would probe
+    every element in vain; a list among other items of a list is left until deletion has had those.
     """
-    return sweep(search, _renumber)
+    return sweep(search, _renumber_all)
 
 
-def _renumber(search: Search, path: Path) -> bool:
+def _renumber_all(search: Search, path: Path) -> bool:
+    parent = get_node(search.current, path[:-1]) if path else None
+    if isinstance(parent, list) and len(parent) > 1:
+        return False  # one of several like items: deleting its siblings comes first
     changed = False
     index = 0
-    while True:
-        node = get_node(search.current, path)
-        if not _self_indexing(node) or index >= len(node):
-            return changed
-        pointed_at = any(x == index for i, x in enumerate(node) if i != index)
-        renumbered = [x - (x > index) for i, x in enumerate(node) if i != index]
-        if not pointed_at and search.consider(set_node(search.current, path, renumbered)):
+    while _self_indexing(node := get_node(search.current, path)) and index < len(node):
+        free = all(x != index for i, x in enumerate(node) if i != index)
+        if free and search.consider(set_node(search.current, path, [x - (x > index) for i, x in enumerate(node) if i != index])):
             changed, index = True, 0  # an element another one pointed at may be free now
         else:
             index += 1
+    return changed
 
 
 def _self_indexing(node: Any) -> bool:
