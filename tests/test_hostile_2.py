@@ -3,10 +3,14 @@ fails without its defence, with a control that shows it landing when the defence
 
 from collections import Counter
 
+import pytest
+
 from test_baseline import BASE_SUMS, F, HEAD_OFF_BY_ONE, ORDER, gate
-from witness_gate import baseline
+from witness_gate import attempt, baseline
+from witness_gate.attempt import Policy, run_attempt
 from witness_gate.canonical import witness_hash
-from witness_gate.runner import Evaluation
+from witness_gate.runner import Evaluation, PropertyRunner
+from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
 
 
 def base_failing_its_pinned_payload_another_way(payload):
@@ -72,3 +76,43 @@ def test_control_a_re_shrunk_witness_the_base_fails_on_every_replay_was_pre_exis
 
     monkeypatch.setattr(baseline.BaseEvidence, "__init__", forget)
     assert gate(HEAD_OFF_BY_ONE, base_flaky_on_what_it_has_seen()).verdict.label == "pre_existing"
+
+
+ALONE_FAILS = '''
+import fcntl
+import time
+
+
+def prop_alone_fails(p):
+    # the regression shows only while no sibling replay holds a lock on the checkout's file (shared by all)
+    with open(__file__) as me:
+        try:
+            fcntl.flock(me, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        time.sleep(1)
+        return False
+'''
+
+
+@pytest.fixture
+def alone_fails(tmp_path):
+    (tmp_path / "p.py").write_text(ALONE_FAILS)
+    runner = PropertyRunner(stage_directory(tmp_path), "p.py::prop_alone_fails", "1", Sandbox("bwrap"),
+                            timeout_seconds=20, parallel=2)
+    assert runner.parallel == 2
+    return runner
+
+
+@pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
+def test_replays_at_once_that_see_each_other_cannot_turn_a_regression_into_a_flake(alone_fails):
+    evidence = run_attempt({}, alone_fails, Policy(runs=4))
+    assert [row.outcome for row in evidence.first] == ["fail"]  # one at a time, it always fails
+    assert [row.outcome for row in evidence.replays] == ["fail"] * 4  # a regression, replayed one at a time
+
+
+@pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
+def test_control_replays_at_once_kept_as_they_came_make_the_regression_a_flake(alone_fails, monkeypatch):
+    monkeypatch.setattr(attempt, "unanimous_failure", lambda _rows: True)  # every series at once is kept
+    evidence = run_attempt({}, alone_fails, Policy(runs=4))
+    assert "pass" in [row.outcome for row in evidence.replays]

@@ -42,13 +42,13 @@ def test_replays_run_at_once_and_keep_their_order():
             mine = len(calls)
             calls.append(mine)
         if mine == 0:  # the first replay waits for the second: only replays run at once get past this
-            return Evaluation("fail", "replay-0" if later_done.wait(timeout=10) else "one-after-another")
+            return Evaluation("fail", "x", "replay-0" if later_done.wait(timeout=10) else "one-after-another")
         later_done.set()
-        return Evaluation("fail", f"replay-{mine}")
+        return Evaluation("fail", "x", f"replay-{mine}")  # one reason: a series at once that is kept
 
     evaluate.parallel = 2
     _, rows = replay_frozen({"x": 1}, {"x": 1}, "-", evaluate, Policy(runs=4))
-    assert [row.reason for row in rows] == ["replay-0", "replay-1", "replay-2", "replay-3"]
+    assert [row.detail for row in rows] == ["replay-0", "replay-1", "replay-2", "replay-3"]
 
 
 def test_the_parallel_setting_is_read_with_a_clear_error():

@@ -182,9 +182,24 @@ def _shrink(payload: Any, first_failure: Evaluation, evaluate: Evaluate, policy:
 
 
 def replay_series(payload: Any, evaluate: Evaluate, runs: int, phase: str, progress: Progress) -> list[Evaluation]:
-    """`runs` replays of one payload, in order."""
+    """`runs` replays of one payload, in order: at once when the runner allows, and then kept only when every
+    one failed for one reason; any other series is replayed one at a time, as the first run and the shrink were."""
     # replays are independent processes: up to the runner's `parallel` at once, rows kept in their order
     width = min(runs, getattr(evaluate, "parallel", 1))
+    rows = _series(payload, evaluate, runs, width, phase, progress)
+    if width > 1 and not unanimous_failure(rows):
+        # replays at once can see each other (a lock on a file they share, the uid's process count) and so
+        # fail only some of themselves or starve each other: only a series that sight cannot soften is kept
+        rows = _series(payload, evaluate, runs, 1, phase, progress)
+    return rows
+
+
+def unanimous_failure(rows: list[Evaluation]) -> bool:
+    return bool(rows) and all(row.outcome == "fail" for row in rows) and len({row.reason for row in rows}) == 1
+
+
+def _series(payload: Any, evaluate: Evaluate, runs: int, width: int, phase: str,
+            progress: Progress) -> list[Evaluation]:
     rows: list[Evaluation] = []
     with ThreadPoolExecutor(width) if width > 1 else nullcontext() as pool:
         for row in (pool.map(evaluate, [payload] * runs) if pool else (evaluate(payload) for _ in range(runs))):
