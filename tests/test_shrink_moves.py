@@ -164,31 +164,3 @@ def test_indices_into_the_list_itself_are_renumbered_as_elements_go(case):
     values[i], values[j] = j, i  # plant a two-cycle among indices that other elements may point at
     result = shrink(values, two_cycle, target_reason="two-cycle")
     assert result.witness == [1, 0]
-
-
-def node_count(tree):
-    if tree is None:
-        return 0
-    if not (isinstance(tree, list) and len(tree) == 3 and isinstance(tree[0], int)):
-        return None
-    left, right = node_count(tree[1]), node_count(tree[2])
-    return None if left is None or right is None else 1 + left + right
-
-
-@settings(max_examples=30, deadline=None)
-@given(st.integers(min_value=3, max_value=5), st.data())
-def test_a_record_lifted_to_a_leaf_of_its_recursion_is_refuted_once_for_all(depth, data):
-    # every node of a full tree is needed, so lifting any node to a leaf [key, null, null] fails: with the
-    # lift remembered by kinds, the leaves of each node are not probed one by one (about 6 calls a node)
-    def full(d):
-        return None if d == 0 else [data.draw(st.integers(1, 10**6)), full(d - 1), full(d - 1)]
-
-    nodes = 2 ** depth - 1
-    run = lambda v: "all" if node_count(v) == nodes else None  # noqa: E731
-    result = shrink(full(depth), run, target_reason="all")
-    assert result.witness == full_of_zeros(depth)
-    assert result.evaluations <= 9 * nodes // 2
-
-
-def full_of_zeros(depth):
-    return None if depth == 0 else [0, full_of_zeros(depth - 1), full_of_zeros(depth - 1)]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from witness_gate.canonical import shortlex_key
-from witness_gate.shrink_memory import Slot, is_tuple, kind, signature, tried
+from witness_gate.shrink_memory import Slot, is_tuple, signature, tried
 from witness_gate.shrink_tree import Path, child_keys, descendants, drop_run, find_largest, get_node, is_int, set_node
 
 LIFT_DEPTH = 2  # children and grandchildren: deeper ones are reached by lifting again
@@ -121,24 +121,10 @@ def _lift(search: Search, path: Path, *, similar: bool = False) -> bool:
             if type(inner) is type(node) and inner and similar == _same_shape(inner, node):
                 candidates.setdefault(shortlex_key(inner), inner)  # an empty one is deletion's
         lifted = next((inner for _, inner in sorted(candidates.items(), key=lambda kv: kv[0])[:LIFT_LIMIT]
-                       if tried(search.memory, _lift_slot(node, inner),
-                                lambda inner=inner: search.consider(set_node(search.current, path, inner)))), None)
+                       if search.consider(set_node(search.current, path, inner))), None)
         if lifted is None:
             return changed
         changed = True
-
-
-def _lift_slot(node: dict | list, inner: dict | list) -> Slot | None:
-    """A record lifted to a leaf of the recursion (past its first part, a tag or a key, nothing but
-    null or empty: a heap of one key) is remembered by the kinds of both, since a failure that needs
-    more than one leaf needs it everywhere. A lift to anything else depends on the values it keeps."""
-    if not is_tuple(node) or any(child not in (None, [], {}) for child in _children(inner)[1:]):
-        return None
-    return ("lift", tuple(map(kind, _children(node))), tuple(map(kind, _children(inner))))
-
-
-def _children(node: dict | list) -> list[Any]:
-    return [node[key] for key in child_keys(node)]
 
 
 def _same_shape(a: dict | list, b: dict | list) -> bool:
