@@ -116,3 +116,17 @@ def test_control_replays_at_once_kept_as_they_came_make_the_regression_a_flake(a
     monkeypatch.setattr(attempt, "unanimous_failure", lambda _rows: True)  # every series at once is kept
     evidence = run_attempt({}, alone_fails, Policy(runs=4))
     assert "pass" in [row.outcome for row in evidence.replays]
+
+
+def test_a_pull_request_moved_onto_another_base_is_gated_again():
+    # open it against a branch that already fails (pre_existing, neutral), then retarget it at main: the head's
+    # check run must be main's verdict, not the chosen branch's
+    from bot.events import route
+    from ghdouble.webhooks import app_payload
+
+    moved = app_payload("pull_request.opened", action="edited")
+    moved["changes"] = {"base": {"ref": {"from": "already-failing"}, "sha": {"from": "c" * 40}}}
+    assert [job.func for job in route("pull_request", moved, "0f1e2d3c-bbbb").jobs] == ["worker.jobs.gate_pull_request"]
+    retitled = app_payload("pull_request.opened", action="edited")
+    retitled["changes"] = {"title": {"from": "wip"}}
+    assert route("pull_request", retitled, "0f1e2d3c-cccc").jobs == []  # control: an edit that moves nothing

@@ -123,7 +123,7 @@ def _start(ctx: Context, api: GateClient, target: dict[str, Any], heads: tuple[s
     """The head marked newest, with a run and an in-progress check run; or why it is skipped."""
     head, base, updated = heads
     ctx.mark_head(target, head, updated)  # newer work for this pull request supersedes older work
-    gating = f"witness:gating:{target['repo_id']}:{target['pr_number']}:{head}"
+    gating = f"witness:gating:{target['repo_id']}:{target['pr_number']}:{head}:{base}"  # a new base is new work
     job = get_current_job()
     # a rate limit deferred this very job (worker.failures.defer): it resumes its own run, not a new one
     resumed = job is not None and job.meta.get("deferrals") and ctx.redis.get(gating) == delivery.encode()

@@ -17,7 +17,9 @@ def route(payload: dict[str, Any], delivery: str, _app_slug: str):
     t = target(payload, pull["number"], pull["head"]["sha"], pull["base"]["sha"])
     t["updated_at"] = str(pull.get("updated_at") or "")  # orders deliveries that arrive out of order
     # a new push supersedes work on older heads, and closing ends it, at once
-    if action in GATED:
+    # a pull request moved onto another base is judged against it: the head's check run was the old base's,
+    # which the author chose (a branch where the failure already is makes it pre_existing, then retarget)
+    if action in GATED or (action == "edited" and "base" in (payload.get("changes") or {})):
         return Routed([gate_job(t, delivery, f"pull_request.{action}")], heads=[(t, t["head_sha"], t["updated_at"])])
     if action == "closed":
         return Routed([Job(jobspec.CANCEL, {"target": t},
