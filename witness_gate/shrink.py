@@ -25,7 +25,7 @@ class ShrinkResult:
     reason: str
     steps: int  # rounds that committed a smaller witness (see Shrinker)
     evaluations: int  # distinct predicate calls
-    stopped: bool  # a full round of every pass found nothing: a local stop
+    stopped: bool  # a full round of every pass found nothing (shapes the memory skips aside): a local stop
     budget_hit: bool  # max_steps or max_evals ended the search first
 
     def as_record(self) -> dict:
@@ -42,7 +42,7 @@ class _BudgetSpent(Exception):
 
 
 # coarse to fine: structure first (it removes the most per evaluation; layers of a recursive tree
-# before single children), then numbers that move together (copies of one value, pairs in step)
+# before single children; a list of indices renumbered before deletion breaks its indices), then numbers that move together (copies of one value, pairs in step)
 # before each value alone
 MOVES = (
     lift_similar,
@@ -73,6 +73,11 @@ class Shrinker:
     The searches inside moves (runs to delete, magnitudes of numbers) presume that failing is
     monotone and give up when one step does not fail; a failure that skips values (fails at
     multiples of 100, say) can leave a witness a jump away from a smaller one.
+
+    `memory` keeps what refuted candidates taught (shrink_memory): a part of a record (a list or
+    dict of mixed kinds) that could not go, or a leaf of one that could not become null or "", is
+    not probed again on a node of the same kind. So a local stop is a round with no commit among
+    the candidates not so skipped; the memory is deterministic and never touches the cache.
     """
 
     def __init__(
