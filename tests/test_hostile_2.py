@@ -130,3 +130,39 @@ def test_a_pull_request_moved_onto_another_base_is_gated_again():
     retitled = app_payload("pull_request.opened", action="edited")
     retitled["changes"] = {"title": {"from": "wip"}}
     assert route("pull_request", retitled, "0f1e2d3c-cccc").jobs == []  # control: an edit that moves nothing
+
+
+@pytest.fixture
+def shared_cache(monkeypatch):
+    """A cache the sandbox uid can reach (tmp_path is closed to it), as $WITNESS_CACHE."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    root = Path(tempfile.mkdtemp(prefix="witness-h2-cache-"))
+    root.chmod(0o755)
+    monkeypatch.setenv("WITNESS_CACHE", str(root))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_record_cannot_plant_a_set_up_environment_in_the_shared_cache(git_repo, tmp_path, shared_cache):
+    # the record's source.tree keys the replay's set-up: in the shared cache it would be the key of a patch that
+    # `run` gates later (a patch digest is 64 hex digits too), which would then reuse what the replay built
+    import json
+
+    from conftest import run_cli
+    from test_run import base_repo, gate as gate_run
+
+    repo = base_repo(git_repo, "version: 1\nsetup:\n  command: [sh, -c, 'echo built > $WITNESS_ENV/marker']\n")
+    repo.commit({"src/calc.py": "def double(x):\n    return 2 * x if x != 13 else 27\n"})
+    assert gate_run(repo).returncode == 1
+    [record_path] = (repo.path.parent / "out").glob("*/prop_double.attempt.json")
+    record = json.loads(record_path.read_text())
+    record["source"]["tree"] = "d" * 64  # what a later patch's digest is
+    planted = tmp_path / "planted.attempt.json"
+    planted.write_text(json.dumps(record))
+    kept = set((shared_cache / "witness-envs").glob("*.json"))
+    done = run_cli("replay", str(planted), "--runs", "1", cwd=repo.path)
+    assert done.returncode == 1 and "1 of 1 failed" in done.stdout, done.stdout + done.stderr
+    assert set((shared_cache / "witness-envs").glob("*.json")) == kept  # nothing new kept under its key

@@ -21,7 +21,7 @@ from typing import Any
 
 from witness_gate import gitrepo
 from witness_gate.config import Config
-from witness_gate.environment import default_cache, set_up
+from witness_gate.environment import set_up
 from witness_gate.canonical import CanonicalError, load_json_file, witness_hash
 from witness_gate.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_PERSON
 from witness_gate.runner import Evaluation, PropertyRunner
@@ -280,9 +280,11 @@ def replay(items: list[Replayable], repo: Path, *, config: Config, sandbox: Sand
 def _replay_one(item: Replayable, repo: Path, *, config: Config, sandbox: Sandbox, runs: int,
                 say: Callable[[str], None]) -> list[Evaluation]:
     checkout = rebuild(item, repo)
+    # the record names its own key: in the shared cache it could plant an environment for a patch `run` gates later
+    cache = Path(tempfile.mkdtemp(prefix="witness-envs-"))
     try:
         key = item.source.get("tree") or item.source.get("head_tree") or f"replay-{item.witness_hash}"
-        setup = set_up(config, checkout=checkout, patch_digest=key, sandbox=sandbox, cache=default_cache(), say=say)
+        setup = set_up(config, checkout=checkout, patch_digest=key, sandbox=sandbox, cache=cache, say=say)
         if setup.holds:
             raise ReplayError(setup.note)
         selector = item.assertion_id if config.command else item.selector  # the runner protocol is told the name
@@ -296,3 +298,4 @@ def _replay_one(item: Replayable, repo: Path, *, config: Config, sandbox: Sandbo
         return rows
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
+        shutil.rmtree(cache, ignore_errors=True)
