@@ -166,3 +166,29 @@ def test_a_record_cannot_plant_a_set_up_environment_in_the_shared_cache(git_repo
     done = run_cli("replay", str(planted), "--runs", "1", cwd=repo.path)
     assert done.returncode == 1 and "1 of 1 failed" in done.stdout, done.stdout + done.stderr
     assert set((shared_cache / "witness-envs").glob("*.json")) == kept  # nothing new kept under its key
+
+
+def test_a_record_url_nested_without_end_is_refused_with_a_reason():
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from witness_gate.replaying import ReplayError, load
+
+    class Deep(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"[" * 200_000 + b"]" * 200_000  # well under the size cap, far past the parser's depth
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Deep)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(ReplayError, match="nesting too deep"):
+            load(f"http://127.0.0.1:{server.server_port}/records/1")
+    finally:
+        server.shutdown()

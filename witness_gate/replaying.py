@@ -8,7 +8,6 @@ it prints what it saw and whether that agrees with the record.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import tempfile
@@ -22,7 +21,7 @@ from typing import Any
 from witness_gate import gitrepo
 from witness_gate.config import Config
 from witness_gate.environment import set_up
-from witness_gate.canonical import CanonicalError, load_json_file, witness_hash
+from witness_gate.canonical import CanonicalError, load_json_file, loads_strict, witness_hash
 from witness_gate.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_PERSON
 from witness_gate.runner import Evaluation, PropertyRunner
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
@@ -224,10 +223,10 @@ def _fetch(url: str) -> Any:
         raise ReplayError(f"{url}: cannot fetch the record ({exc})") from None
     if len(raw) > MAX_RECORD_BYTES:
         raise ReplayError(f"{url}: the record is larger than {MAX_RECORD_BYTES // 1024**2} MiB")
-    try:
-        return json.loads(raw)
-    except ValueError:
-        raise ReplayError(f"{url}: not a JSON record (is it the record page of a witness-gate App?)") from None
+    try:  # the strict reader of local records: a document nested too deep is refused, not a traceback
+        return loads_strict(raw, source=url)
+    except CanonicalError as exc:
+        raise ReplayError(f"{url}: not a JSON record (is it the record page of a witness-gate App?): {exc}") from None
 
 
 # -- rebuilding what the gate ran ----------------------------------------------------------------
