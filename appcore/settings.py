@@ -112,33 +112,12 @@ class Settings:
             # no one knows this secret, so no webhook verifies until the App is registered and restarted
             return replace(cls.from_env({**env, **placeholders}), app_id="", private_key="",
                            webhook_secret=secrets.token_bytes(32), register_to=app_file)
-        problems = []
-        key = env.get("GITHUB_PRIVATE_KEY", "")
-        key_path = env.get("GITHUB_PRIVATE_KEY_PATH", "")
-        if not key and key_path:
-            try:
-                key = Path(key_path).read_text()
-            except OSError as exc:
-                problems.append(f"GITHUB_PRIVATE_KEY_PATH={key_path}: cannot read ({exc.strerror})")
-        if not key and not key_path:
-            problems.append("GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH: the App's private key (PEM)")
-        if key and "PRIVATE KEY" not in key:
-            problems.append("the private key is not PEM text (expected '-----BEGIN ... PRIVATE KEY-----')")
+        key, problems = _private_key(env)
         for name, what in (("GITHUB_APP_ID", "the App's id"),
                            ("GITHUB_WEBHOOK_SECRET", "the webhook secret set on the App")):
             if not env.get(name):
                 problems.append(f"{name}: {what}")
-        retry = RetryPolicy()
-        try:
-            retry = RetryPolicy(attempts=int(env.get("WITNESS_GITHUB_ATTEMPTS", 4)),
-                                backoff=float(env.get("WITNESS_GITHUB_BACKOFF", 1.0)),
-                                max_wait=float(env.get("WITNESS_GITHUB_MAX_WAIT", 10.0)),
-                                timeout=float(env.get("WITNESS_GITHUB_TIMEOUT", 15.0)),
-                                waits=int(env.get("WITNESS_GITHUB_WAITS", 4)),
-                                max_defer=float(env.get("WITNESS_GITHUB_MAX_DEFER", 1800.0)))
-        except ValueError:
-            problems.append("WITNESS_GITHUB_ATTEMPTS, _BACKOFF, _MAX_WAIT, _TIMEOUT, _WAITS, _MAX_DEFER: numbers "
-                            "(attempts and waits whole ones)")
+        retry = _retry(env, problems)
         sandbox = env.get("WITNESS_SANDBOX", "bwrap")
         if sandbox not in ("bwrap", "none"):
             problems.append(f"WITNESS_SANDBOX={sandbox}: must be bwrap (default) or none")
@@ -183,3 +162,34 @@ def _app_file(path: str, *, registering: bool) -> dict[str, str]:
     if not isinstance(values, dict):
         raise SettingsError(f"cannot start witness-gate: GITHUB_APP_FILE={path}: expected a JSON object")
     return {name: str(values[name]) for name in APP_FILE_KEYS if values.get(name)}
+
+
+def _private_key(env: Mapping[str, str]) -> tuple[str, list[str]]:
+    """The App's private key (PEM), from GITHUB_PRIVATE_KEY or the file GITHUB_PRIVATE_KEY_PATH names."""
+    problems = []
+    key = env.get("GITHUB_PRIVATE_KEY", "")
+    key_path = env.get("GITHUB_PRIVATE_KEY_PATH", "")
+    if not key and key_path:
+        try:
+            key = Path(key_path).read_text()
+        except OSError as exc:
+            problems.append(f"GITHUB_PRIVATE_KEY_PATH={key_path}: cannot read ({exc.strerror})")
+    if not key and not key_path:
+        problems.append("GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_PATH: the App's private key (PEM)")
+    if key and "PRIVATE KEY" not in key:
+        problems.append("the private key is not PEM text (expected '-----BEGIN ... PRIVATE KEY-----')")
+    return key, problems
+
+
+def _retry(env: Mapping[str, str], problems: list[str]) -> RetryPolicy:
+    try:
+        return RetryPolicy(attempts=int(env.get("WITNESS_GITHUB_ATTEMPTS", 4)),
+                           backoff=float(env.get("WITNESS_GITHUB_BACKOFF", 1.0)),
+                           max_wait=float(env.get("WITNESS_GITHUB_MAX_WAIT", 10.0)),
+                           timeout=float(env.get("WITNESS_GITHUB_TIMEOUT", 15.0)),
+                           waits=int(env.get("WITNESS_GITHUB_WAITS", 4)),
+                           max_defer=float(env.get("WITNESS_GITHUB_MAX_DEFER", 1800.0)))
+    except ValueError:
+        problems.append("WITNESS_GITHUB_ATTEMPTS, _BACKOFF, _MAX_WAIT, _TIMEOUT, _WAITS, _MAX_DEFER: numbers "
+                        "(attempts and waits whole ones)")
+        return RetryPolicy()
