@@ -132,7 +132,8 @@ def test_valid(text, field, value):
     ("version: 1\nversion: 1\n", ".witness.yml:2: version: duplicate key"),
     ("- a\n- b\n", ".witness.yml:1: expected a mapping at the top"),
     ("paths:\n  impl: [src/\n", ".witness.yml:3: not valid YAML (expected ',' or ']', but got '<stream end>')"),
-    ("a: *missing\n", ".witness.yml:1: not valid YAML (found undefined alias 'missing')"),
+    ("a: *missing\n", ".witness.yml:1: not valid YAML (an alias (*name) is not allowed here; write the value "
+                      "out in full)"),
     (b"version: \xff\n", ".witness.yml: not UTF-8 text (byte 9); save it as UTF-8"),
 ])
 def test_invalid(text, error):

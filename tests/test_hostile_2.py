@@ -192,3 +192,17 @@ def test_a_record_url_nested_without_end_is_refused_with_a_reason():
             load(f"http://127.0.0.1:{server.server_port}/records/1")
     finally:
         server.shutdown()
+
+
+def test_a_head_s_witness_yml_of_nested_aliases_is_refused_at_the_first_alias():
+    # each line nine aliases of the one before: 9^n strings once a problem prints the value (9 lines: gigabytes
+    # in the worker, outside any sandbox); four lines show the rule without the cost
+    from witness_gate.config import Config
+    from witness_gate.plan import review_head_config
+
+    lines = ["version: 1", "bomb:", '  a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 4)]
+    lines += ["properties:", "  names: *a3"]
+    review = review_head_config(Config(), "\n".join(lines).encode(), [".witness.yml"])
+    [(line, problem)] = review.problems
+    assert line == 4 and "an alias (*name) is not allowed here" in problem, review.problems

@@ -14,6 +14,18 @@ class YamlProblem(ValueError):
         super().__init__("\n".join(problems))
 
 
+class _NoAliases(yaml.SafeLoader):
+    """An alias (*name) is refused where it is met: a few lines of nested aliases stand for gigabytes once a
+    value is printed in a problem, and a `.witness.yml` never needs one."""
+
+    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, "an alias (*name) is not allowed here; write the value "
+                                              "out in full", mark)
+        return super().compose_node(parent, index)
+
+
 def load_with_lines(text: str | bytes, source: str) -> tuple[dict, dict[str, int]]:
     """Load YAML keeping the line of every key (as "section.key")."""
     if isinstance(text, bytes):
@@ -22,7 +34,7 @@ def load_with_lines(text: str | bytes, source: str) -> tuple[dict, dict[str, int
         except UnicodeDecodeError as exc:
             raise YamlProblem([f"{source}: not UTF-8 text (byte {exc.start}); save it as UTF-8"]) from None
     try:
-        loader = yaml.SafeLoader(text)
+        loader = _NoAliases(text)
         try:
             node = loader.get_single_node()
         finally:
