@@ -51,6 +51,9 @@ def properties_of(repo: Path, config: Config, sandbox: Sandbox | None) -> list[P
             names = tuple(listing.list_names(repo, config.command, sandbox, config.timeout_seconds))
         except listing.ListingError as exc:
             raise DiscoveryError(str(exc)) from None
+        # the listing runs the head's code (a script that imports the implementation): a property the base
+        # declares a contract for is gated even when the listing leaves it out, so dropping it hides nothing
+        names += tuple(name for name in config.contracts if name not in names)
     return [command_target(repo, config, name) for name in names]
 
 
