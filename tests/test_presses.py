@@ -186,6 +186,12 @@ def test_a_repository_without_config_gets_no_check_run_and_no_comment(ctx, doubl
     assert gate_head(ctx, ctx.api(job.kwargs["target"]), **job.kwargs)["skipped"].startswith("no .witness.yml")
     assert double.check_runs == {} and double.comments == []
     assert ctx.store.runs_for_pull(name, 7) == []
+    # a person who asks is told why nothing happens, and nothing is queued
+    asked = routed_job("issue_comment", comment_event(double, name, 7, "/witness replay", "maintainer"))
+    answer_comment(ctx, ctx.api(asked.kwargs["target"]), **asked.kwargs)
+    [reply] = [c["body"] for c in double.comments]
+    assert "has no `.witness.yml` on the base branch, so there is nothing to gate" in reply
+    assert queued(ctx) == [] and double.reactions == []
 
 
 def test_a_merge_queue_entry_is_gated_on_its_merge_commit_and_reported_there(ctx, double, tmp_path):

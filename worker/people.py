@@ -66,6 +66,9 @@ def answer_comment(ctx: Context, api: PeopleClient, target: dict[str, Any], comm
         permission = permission or Permission.of(api, author)
         if not permission.allowed:
             lines.append(f"`{text}` {permission.reason}. Nothing was done.")
+        elif name == "replay" and not configured(api, target):
+            lines.append(f"`{text}`: this repository has no `.witness.yml` on the base branch, so there is "
+                         "nothing to gate; add one there to turn witness-gate on.")
         elif name == "replay" and command.get("runs") is not None:
             refused = replays_refused(ctx, api, target, command["runs"])
             if refused:
@@ -89,6 +92,11 @@ def answer_comment(ctx: Context, api: PeopleClient, target: dict[str, Any], comm
     if reply:
         api.comment(target["pr_number"], reply)
     return {"commands": [c["name"] for c in commands], "ignored": ignored, "replied": bool(reply)}
+
+
+def configured(api: PeopleClient, target: dict[str, Any]) -> bool:
+    """Whether the pull request's base has a .witness.yml: without one the gate never runs (no check run)."""
+    return api.file_at(CONFIG_NAME, api.pull(target["pr_number"]).base_sha) is not None
 
 
 def replays_refused(ctx: Context, api: PeopleClient, target: dict[str, Any], runs: int) -> str:
