@@ -40,12 +40,13 @@ def _reduce_value(search: Search, path: Path) -> bool:
 
 
 def _slot(search: Search, path: Path, candidate: Any) -> Slot | None:
-    """Null anywhere, or the simplest value inside a record, is remembered by the node's place in
-    its parent's kind: numbers are not (whether 0 fails depends on the other values)."""
+    """A leaf made null anywhere, or its simplest value inside a record, is remembered by the leaf's
+    place in its parent's kind; not a number (whether 0 fails depends on the other values), not a
+    container (whether a subtree can go null depends on what it holds)."""
     node = get_node(search.current, path)
     parent = get_node(search.current, path[:-1]) if path else None
     record = parent is not None and is_tuple(parent)
-    if isinstance(node, (dict, list)) or is_int(node) or (candidate is not None and not record):
+    if isinstance(node, (dict, list)) or kind(node) == "number" or (candidate is not None and not record):
         return None
     key = path[-1] if record else None
     return ("value", signature(parent), key, kind(node), kind(candidate))
