@@ -6,6 +6,7 @@ from collections import Counter
 import pytest
 
 from test_baseline import BASE_SUMS, F, HEAD_OFF_BY_ONE, ORDER, gate
+import test_replay
 from witness_gate import attempt, baseline
 from witness_gate.attempt import Policy, run_attempt
 from witness_gate.canonical import witness_hash
@@ -231,3 +232,32 @@ def test_a_listing_that_leaves_out_a_contracted_property_still_gates_it(tmp_path
     targets = properties_of(stage_directory(tmp_path), config, Sandbox("bwrap"))
     assert [t.assertion_id for t in targets] == ["total_ok", "refund_ok"]  # the base's contract keeps it gated
     assert targets[1].contract is not None and not targets[1].holds
+
+
+regressed = test_replay.regressed  # a fixture: a regression gated by `run`, and its attempt record
+
+
+@pytest.fixture
+def without_bwrap(tmp_path, monkeypatch):
+    """A reviewer's machine with git but no bubblewrap on PATH."""
+    import os
+    import shutil
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("git", "sh"):
+        os.symlink(shutil.which(tool), bin_dir / tool)
+    monkeypatch.setenv("PATH", str(bin_dir))
+
+
+def test_replay_without_bubblewrap_refuses_to_run_the_record_s_code(regressed, without_bwrap):
+    from conftest import run_cli
+
+    repo, record = regressed
+    done = run_cli("replay", str(record), "--runs", "1", cwd=repo.path)
+    assert done.returncode == 2 and "bubblewrap (bwrap) is not installed" in done.stderr, done.stderr
+    assert "--sandbox none" in done.stderr and "failed" not in done.stdout
+    # control: the old default, auto, runs the head's code with no isolation at all (a warning only)
+    done = run_cli("replay", str(record), "--runs", "1", "--sandbox", "auto", cwd=repo.path)
+    assert done.returncode == 1 and "1 of 1 failed" in done.stdout
+    assert "no filesystem or network isolation" in done.stderr

@@ -150,8 +150,10 @@ def _add_replay(sub) -> None:
     p.add_argument("record", metavar="RECORD", help="witness file, attempt record, or record URL")
     p.add_argument("--repo", default=".", help="the directory at the record's head (default: .)")
     p.add_argument("--runs", type=_positive_int, help="replays (default: the record's policy.runs)")
-    p.add_argument("--sandbox", choices=sandboxes.MODES, default="auto",
-                   help="auto (default): bubblewrap when installed, else a plain subprocess with a warning")
+    # a record is handed over by someone else, about code someone else wrote: no quiet fall-back to no isolation
+    p.add_argument("--sandbox", choices=sandboxes.MODES, default="bwrap",
+                   help="bwrap (default): refuse when bubblewrap cannot run; auto: fall back to a plain subprocess "
+                        "with a warning; none: a plain subprocess, for code you trust")
 
 
 def _add_freezes(sub) -> None:
@@ -239,8 +241,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     repo = Path(args.repo).resolve()
     items = replaying.load(args.record)
-    return replaying.replay(items, repo, config=local.load_config_file(repo),
-                            sandbox=sandboxes.choose(args.sandbox, _warn), runs=args.runs, say=_warn)
+    try:
+        sandbox = sandboxes.choose(args.sandbox, _warn)
+    except sandboxes.SandboxUnavailable as exc:
+        raise sandboxes.SandboxUnavailable(f"{exc}; replay runs a record's code only in the sandbox (pass "
+                                           "--sandbox none to run it unisolated, for code you trust)") from None
+    return replaying.replay(items, repo, config=local.load_config_file(repo), sandbox=sandbox, runs=args.runs,
+                            say=_warn)
 
 
 def _finish(outcome: local.Outcome, as_json: bool, out_dir: Path) -> int:
