@@ -164,3 +164,20 @@ def test_indices_into_the_list_itself_are_renumbered_as_elements_go(case):
     values[i], values[j] = j, i  # plant a two-cycle among indices that other elements may point at
     result = shrink(values, two_cycle, target_reason="two-cycle")
     assert result.witness == [1, 0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=10**6), min_size=3, max_size=10))
+def test_a_record_leaf_that_cannot_be_emptied_is_learnt_once(values):
+    # every record ["x", n] must keep its tag: emptying it or making it null is refuted on the first
+    # record and then known for the others (two calls a record more when each is probed)
+    count = len(values)
+
+    def run(v):
+        tagged = isinstance(v, list) and len(v) == count and all(
+            isinstance(r, list) and len(r) == 2 and r[0] == "x" and isinstance(r[1], int) for r in v)
+        return "all" if tagged else None
+
+    result = shrink([["x", n] for n in values], run, target_reason="all")
+    assert result.witness == [["x", 0]] * count
+    assert result.evaluations <= 7 * count + 8
