@@ -181,3 +181,27 @@ def test_a_record_leaf_that_cannot_be_emptied_is_learnt_once(values):
     result = shrink([["x", n] for n in values], run, target_reason="all")
     assert result.witness == [["x", 0]] * count
     assert result.evaluations <= 7 * count + 8
+
+
+def node_count(tree):
+    if tree is None:
+        return 0
+    if not (isinstance(tree, list) and len(tree) == 3 and isinstance(tree[0], int)):
+        return None
+    left, right = node_count(tree[1]), node_count(tree[2])
+    return None if left is None or right is None else 1 + left + right
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=3, max_value=5), st.data())
+def test_the_parts_of_a_record_that_must_stay_apart_are_learnt_once(depth, data):
+    # every node of a full tree [key, left, right] is needed, so merging a node's two subtrees into one
+    # list is refuted on the first node and then known for all (one call a node more when each is probed)
+    def full(d):
+        return None if d == 0 else [data.draw(st.integers(1, 10**6)), full(d - 1), full(d - 1)]
+
+    nodes = 2 ** depth - 1
+    run = lambda v: "all" if node_count(v) == nodes else None  # noqa: E731
+    result = shrink(full(depth), run, target_reason="all")
+    assert node_count(result.witness) == nodes and result.witness[0] == 0
+    assert result.evaluations <= 59 * nodes // 10
