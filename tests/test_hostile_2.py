@@ -261,3 +261,19 @@ def test_replay_without_bubblewrap_refuses_to_run_the_record_s_code(regressed, w
     done = run_cli("replay", str(record), "--runs", "1", "--sandbox", "auto", cwd=repo.path)
     assert done.returncode == 1 and "1 of 1 failed" in done.stdout
     assert "no filesystem or network isolation" in done.stderr
+
+
+def test_a_huge_new_witness_yml_is_reviewed_in_a_bounded_answer():
+    # 100,000 unknown keys were 100,000 problems (11 MB kept with the run and rendered), a long list one problem
+    # that printed the whole value; a file past the cap is not parsed at all
+    from witness_gate.config import Config
+    from witness_gate.plan import HEAD_CONFIG_BYTES, PROBLEM_CHARS, REVIEW_PROBLEMS, review_head_config
+
+    many = ("version: 1\n" + "".join(f"k{i}: 1\n" for i in range(2000))).encode()
+    review = review_head_config(Config(), many, [".witness.yml"])
+    assert len(review.problems) == REVIEW_PROBLEMS + 1 and "1950 more problems not shown" in review.problems[-1][1]
+    long = ("version: 1\nproperties:\n  names: [" + ", ".join(["x"] * 5000) + "]\n").encode()
+    [(_line, problem)] = review_head_config(Config(), long, [".witness.yml"]).problems
+    assert len(problem) <= PROBLEM_CHARS
+    [(_line, problem)] = review_head_config(Config(), b"#" * (HEAD_CONFIG_BYTES + 1), [".witness.yml"]).problems
+    assert "more than a .witness.yml may hold" in problem

@@ -13,6 +13,11 @@ from dataclasses import dataclass
 from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
 from witness_gate.labels import ChangeSplit
 
+# the head's new .witness.yml is parsed by the worker and its problems kept with the run: a few KiB is a real one
+HEAD_CONFIG_BYTES = 256 * 1024
+REVIEW_PROBLEMS = 50
+PROBLEM_CHARS = 500
+
 
 @dataclass(frozen=True)
 class Refusal:
@@ -98,10 +103,16 @@ def review_head_config(base: Config, raw_head: bytes | None, changed: Iterable[s
         return None
     if raw_head is None:
         return ConfigReview(deleted=True)
+    if len(raw_head) > HEAD_CONFIG_BYTES:
+        return ConfigReview(problems=((1, f"{source}: {len(raw_head)} bytes, more than a .witness.yml may hold "
+                                          f"({HEAD_CONFIG_BYTES // 1024} KiB); it was not read"),))
     try:
         head = parse_config(raw_head, source)
     except ConfigError as exc:
-        return ConfigReview(problems=tuple(zip(exc.lines, exc.problems)))
+        problems = [(line, text[:PROBLEM_CHARS]) for line, text in zip(exc.lines, exc.problems)]
+        if len(problems) > REVIEW_PROBLEMS:
+            problems[REVIEW_PROBLEMS:] = [(1, f"{source}: {len(problems) - REVIEW_PROBLEMS} more problems not shown")]
+        return ConfigReview(problems=tuple(problems))
     rows = tuple((path, _kind(base, path), _kind(head, path)) for path in changed)
     return ConfigReview(reclassified=tuple(row for row in rows if row[1] != row[2]))
 
