@@ -18,7 +18,7 @@ MAX_COMMANDS = 3  # acted on per comment; a comment of hundreds of lines gets on
 HELP_TEXT = """\
 witness-gate commands (people with write access or more):
 - `/witness replay [N]` — gate the current head again; with N, replay each failing witness N times and answer
-  with what they did (at most `policy.max_runs`, 50 unless `.witness.yml` says otherwise).
+  with what they did (at least `policy.runs`, at most `policy.max_runs`, 50 unless `.witness.yml` says otherwise).
 - `/witness freeze accept [<hours>h]` — accept the proposed freeze of a flake, until that many hours from now.
 - `/witness freeze revoke` — end an accepted freeze now.
 - `/witness help` — this list."""

@@ -403,14 +403,22 @@ def test_replay_with_a_count_answers_in_one_comment_and_respects_the_cap(stack, 
     stack.wait_until(lambda: double.comments, what="the refusal")
     assert "51 replays is more than this repository allows (policy.max_runs: 50)" in double.comments[0]["body"]
     assert len(double.runs_for(head)) == 1  # refused: nothing ran again
-    asked = stack.send("issue_comment", comment_event(double, name, 7, "/witness replay 7", "maintainer", comment_id=912))
+    # fewer than policy.runs would gate on less evidence than every push gets (a rare failure passes more often)
+    under = stack.send("issue_comment",
+                       comment_event(double, name, 7, "/witness replay 1", "maintainer", comment_id=910))
+    assert under.status_code == 202
+    stack.wait_until(lambda: len(double.comments) >= 2, what="the refusal of fewer")
+    assert "1 replays is fewer than every gate of this repository runs (policy.runs: 20)" in double.comments[1]["body"]
+    assert len(double.runs_for(head)) == 1
+    asked = stack.send("issue_comment", comment_event(double, name, 7, "/witness replay 23", "maintainer", comment_id=912))
     assert asked.status_code == 202
     again = stack.wait_for_check(head, count=2)
-    assert "| `prop_double` | regression | 7/7 |" in again["output"]["summary"], again["output"]
-    stack.wait_until(lambda: len(double.comments) >= 2, what="the answer")
-    answer = double.comments[1]["body"]
-    assert "replayed each failing witness 7 times" in answer and "`prop_double`: 7 of 7 failed (double-wrong)" in answer
-    assert len(double.comments) == 2  # one answer, not one per property or per replay
+    assert "| `prop_double` | regression | 23/23 |" in again["output"]["summary"], again["output"]
+    stack.wait_until(lambda: len(double.comments) >= 3, what="the answer")
+    answer = double.comments[2]["body"]
+    assert "replayed each failing witness 23 times" in answer
+    assert "`prop_double`: 23 of 23 failed (double-wrong)" in answer
+    assert len(double.comments) == 3  # one answer, not one per property or per replay
 
 
 def test_a_failure_already_on_the_base_is_pre_existing_and_a_new_one_still_a_regression(stack, double, tmp_path):

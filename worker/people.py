@@ -104,9 +104,12 @@ def replays_refused(ctx: Context, api: PeopleClient, target: dict[str, Any], run
     if runs < 1:
         return "say how many replays, 1 or more"
     run = current_run(ctx, api, target)
-    cap = (parse_config(run.details["config_text"], CONFIG_NAME) if not isinstance(run, str) else Config()).max_runs
-    if runs > cap:
-        return f"{runs} replays is more than this repository allows (policy.max_runs: {cap})"
+    config = parse_config(run.details["config_text"], CONFIG_NAME) if not isinstance(run, str) else Config()
+    if runs > config.max_runs:
+        return f"{runs} replays is more than this repository allows (policy.max_runs: {config.max_runs})"
+    if runs < config.runs:  # N runs the whole attempt: fewer would let a rare failure pass, or hide behind a freeze
+        return (f"{runs} replays is fewer than every gate of this repository runs (policy.runs: {config.runs}); "
+                f"ask for {config.runs} to {config.max_runs}")
     return ""
 
 
