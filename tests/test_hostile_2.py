@@ -169,15 +169,16 @@ def test_a_record_cannot_plant_a_set_up_environment_in_the_shared_cache(git_repo
     assert set((shared_cache / "witness-envs").glob("*.json")) == kept  # nothing new kept under its key
 
 
-def test_a_record_url_nested_without_end_is_refused_with_a_reason():
+def serving(body: bytes):
+    """A record server that answers every path with `body`, counting what it was asked."""
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from witness_gate.replaying import ReplayError, load
+    asked = []
 
-    class Deep(BaseHTTPRequestHandler):
+    class Same(BaseHTTPRequestHandler):
         def do_GET(self):
-            body = b"[" * 200_000 + b"]" * 200_000  # well under the size cap, far past the parser's depth
+            asked.append(self.path)
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -186,11 +187,41 @@ def test_a_record_url_nested_without_end_is_refused_with_a_reason():
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Deep)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Same)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, asked
+
+
+def test_a_record_url_nested_without_end_is_refused_with_a_reason():
+    from witness_gate.replaying import ReplayError, load
+
+    server, _ = serving(b"[" * 200_000 + b"]" * 200_000)  # well under the size cap, far past the parser's depth
     try:
         with pytest.raises(ReplayError, match="nesting too deep"):
             load(f"http://127.0.0.1:{server.server_port}/records/1")
+    finally:
+        server.shutdown()
+
+
+def test_a_run_record_that_names_itself_or_too_many_attempts_is_refused_before_it_is_fetched_on():
+    import json
+
+    from witness_gate.replaying import MAX_ATTEMPTS, ReplayError, load
+
+    itself = json.dumps({"attempts": [{"record_id": "again", "label": "regression"}]}).encode()
+    server, asked = serving(itself)  # every attempt it lists is this run record once more
+    try:
+        with pytest.raises(ReplayError, match="an attempt of the run is itself a run record"):
+            load(f"http://127.0.0.1:{server.server_port}/records/run")
+        assert len(asked) == 2
+    finally:
+        server.shutdown()
+    many = json.dumps({"attempts": [{"record_id": f"a{i}", "label": "regression"} for i in range(MAX_ATTEMPTS + 1)]})
+    server, asked = serving(many.encode())
+    try:
+        with pytest.raises(ReplayError, match=f"{MAX_ATTEMPTS + 1} attempts, more than a run has"):
+            load(f"http://127.0.0.1:{server.server_port}/records/run")
+        assert len(asked) == 1  # the run record only
     finally:
         server.shutdown()
 

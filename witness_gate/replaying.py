@@ -28,6 +28,7 @@ from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 
 MAX_RECORD_BYTES = 16 * 1024**2
 MAX_RUNS = 1000  # a record names its own replays; a reviewer's machine is not the record's to spend
+MAX_ATTEMPTS = 500  # a run gates at most this many properties (witness_gate.listing.MAX_PROPERTIES)
 HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 SELECTOR = re.compile(r"[\w./-]{1,300}::[A-Za-z_][\w-]{0,199}")
 NAME = re.compile(r"[A-Za-z_][\w-]{0,199}")  # a prop_* function, or a runner-protocol property's name
@@ -126,10 +127,14 @@ def _attempt_beside(path: Path, value: Any) -> dict[str, Any] | None:
 def _replayables(value: Any, where: str, fetch: Callable[[str], Any] | None) -> list[Replayable]:
     if isinstance(value, dict) and isinstance(value.get("attempts"), list):  # the App's run record
         attempts = value["attempts"]
+        if len(attempts) > MAX_ATTEMPTS:  # each would be fetched: the record's server does not set the count
+            raise ReplayError(f"{where}: {len(attempts)} attempts, more than a run has ({MAX_ATTEMPTS})")
         if where.startswith(("https://", "http://")):  # it lists its attempts; each has a record of its own
             records = where.rsplit("/", 1)[0]
             attempts = [(fetch or _fetch)(f"{records}/{a['record_id']}") for a in attempts
                         if isinstance(a, dict) and a.get("label") != "pass" and str(a.get("record_id", "")).isalnum()]
+        if any(isinstance(a, dict) and "attempts" in a for a in attempts):  # else one record fetches itself forever
+            raise ReplayError(f"{where}: an attempt of the run is itself a run record; not a witness-gate record")
         return [item for attempt in attempts for item in _replayables(attempt, where, fetch)]
     if not isinstance(value, dict):
         raise ReplayError(f"{where}: not a witness file, an attempt record or a run record")
