@@ -87,7 +87,8 @@ class AppStack:
         for i in range(self.workers):
             self.procs.append(subprocess.Popen(
                 [sys.executable, "-m", "rq.cli", "worker", self.queue, "--url", REDIS_URL, "--serializer", "json",
-                 "--name", f"{self.queue}-{i}", "--worker-ttl", "30", "--with-scheduler"],
+                 "--name", f"{self.queue}-{i}", "--worker-ttl", "30", "--with-scheduler",
+                 "--worker-class", "worker.preload.Worker"],
                 cwd=ROOT, env=self.env, stdout=open(logs / f"worker-{i}.log", "w"), stderr=subprocess.STDOUT))
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -106,7 +107,8 @@ class AppStack:
         for i, _ in enumerate(dead):
             self.procs.append(subprocess.Popen(
                 [sys.executable, "-m", "rq.cli", "worker", self.queue, "--url", REDIS_URL, "--serializer", "json",
-                 "--name", f"{self.queue}-r{i}-{uuid.uuid4().hex[:4]}", "--worker-ttl", "30", "--with-scheduler"],
+                 "--name", f"{self.queue}-r{i}-{uuid.uuid4().hex[:4]}", "--worker-ttl", "30", "--with-scheduler",
+                 "--worker-class", "worker.preload.Worker"],
                 cwd=ROOT, env=self.env, stdout=open(self.tmp / "logs" / f"worker-r{i}.log", "w"),
                 stderr=subprocess.STDOUT))
 
