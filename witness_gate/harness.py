@@ -63,8 +63,8 @@ def reason_for_exception(exc: BaseException, root: str, usable=usable_reason) ->
     root = os.path.realpath(root) + os.sep
     where = "?"
     for frame in traceback.extract_tb(exc.__traceback__):
-        if _inside(frame.filename, root):
-            where = f"{_inside(frame.filename, root)}:{frame.lineno}"
+        if relpath := _inside(frame.filename, root):
+            where = f"{relpath}:{frame.lineno}"
     return usable(f"raise:{type(exc).__name__[:80]}@{where}")
 
 
@@ -76,8 +76,8 @@ def import_blame(exc: BaseException, root: str, relpath: str, usable=usable_reas
     own = os.path.realpath(os.path.join(root, relpath))
     where = None
     for frame in traceback.extract_tb(exc.__traceback__):
-        if _inside(frame.filename, root, own):
-            where = f"{_inside(frame.filename, root, own)}:{frame.lineno}"
+        if inside := _inside(frame.filename, root, own):
+            where = f"{inside}:{frame.lineno}"
     if where is None and isinstance(exc, SyntaxError) and exc.filename and _inside(exc.filename, root, own):
         where = f"{_inside(exc.filename, root, own)}:{exc.lineno}"
     if where is None and isinstance(exc, ImportError) and exc.path and _inside(exc.path, root, own):

@@ -156,18 +156,22 @@ class Store:
         with self.session() as s:
             return list(s.scalars(select(GateRunRow).order_by(GateRunRow.created_at.desc()).limit(limit)))
 
-    def open_heads(self, repo: str | None = None, label: str | None = None) -> list[GateRunRow]:
-        """The newest run of each pull request (of `repo`, or every repository), when it still stands
-        for an open head: completed, and neither superseded nor ended with its pull request."""
-        query = select(GateRunRow).order_by(GateRunRow.created_at.desc())
-        if repo is not None:
-            query = query.where(GateRunRow.repo == repo)
-        newest: dict[tuple[str, int], GateRunRow] = {}
+    def open_heads(self, repo: str) -> list[GateRunRow]:
+        """The newest run of each pull request of `repo`, when it still stands for an open head:
+        completed, and neither superseded nor ended with its pull request."""
+        newest: dict[int, GateRunRow] = {}
         with self.session() as s:
-            for row in s.scalars(query):
-                newest.setdefault((row.repo, row.pr_number), row)
+            for row in s.scalars(select(GateRunRow).where(GateRunRow.repo == repo)
+                                 .order_by(GateRunRow.created_at.desc())):
+                newest.setdefault(row.pr_number, row)
         return [row for row in newest.values() if row.status == "completed" and row.check_run_id
-                and row.label not in ("superseded", "cancelled") and (label is None or row.label == label)]
+                and row.label not in ("superseded", "cancelled")]
+
+    def repos_with_label(self, label: str) -> list[str]:
+        """Repositories with a completed run of this label (the reconciler's frozen heads), by name."""
+        with self.session() as s:
+            return list(s.scalars(select(GateRunRow.repo).distinct().where(
+                GateRunRow.label == label, GateRunRow.status == "completed").order_by(GateRunRow.repo)))
 
     def heads_with_runs(self, repo: str) -> set[tuple[int, str]]:
         """(pull request, head sha) of every run of `repo`: the heads the reconciler need not gate."""

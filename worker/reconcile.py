@@ -68,6 +68,7 @@ def _gate_missing(ctx: Context, installation_id: int, repo: str, room: int) -> i
     api = ctx.api({"installation_id": installation_id, "repo": repo})
     known = ctx.store.heads_with_runs(repo)
     configured: dict[str, bool] = {}
+    repo_id = None
     gated = 0
     for pull in api.open_pulls():
         if gated >= room or (pull.number, pull.head_sha) in known:
@@ -76,7 +77,8 @@ def _gate_missing(ctx: Context, installation_id: int, repo: str, room: int) -> i
             configured[pull.base_sha] = api.file_at(CONFIG_NAME, pull.base_sha) is not None
         if not configured[pull.base_sha]:
             continue
-        target = {"repo": repo, "repo_id": api.repo_id(), "installation_id": installation_id,
+        repo_id = repo_id or api.repo_id()  # one GET of the repository, and only if something is gated
+        target = {"repo": repo, "repo_id": repo_id, "installation_id": installation_id,
                   "pr_number": pull.number, "head_sha": pull.head_sha, "base_sha": pull.base_sha}
         enqueue_gate(ctx, target, "reconciler: no run for this head", f"reconcile-{pull.head_sha[:12]}")
         gated += 1
