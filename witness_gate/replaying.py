@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate import gitrepo
+from witness_gate.attempt import Policy
 from witness_gate.config import Config
 from witness_gate.environment import set_up
 from witness_gate.canonical import CanonicalError, load_json_file, loads_strict, witness_hash
@@ -190,7 +191,7 @@ def _from_witness_file(value: dict[str, Any], where: str) -> Replayable:
     _check_hash(value["payload"], value.get("witness_hash", ""), where)
     return Replayable(assertion_id=str(value.get("assertion_id") or "?"), selector=_selector(value, where),
                       payload=value["payload"], witness_hash=value["witness_hash"], seed=_seed(value, where),
-                      runs=5, reason=str(value.get("reason") or ""))
+                      runs=Policy().runs, reason=str(value.get("reason") or ""))
 
 
 def _selector(record: dict[str, Any], where: str) -> str:
