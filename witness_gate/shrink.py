@@ -117,6 +117,11 @@ class Shrinker:
         """Whether `candidate` fails with the target reason, smaller or not: searches steer by it."""
         return self.reason_of(candidate) == self.target
 
+    def refuted(self, candidate: Any) -> bool:
+        """Whether `candidate` was already evaluated and did not fail with the target reason (no call)."""
+        reason = self.cache.get(sha256_hex(canonical_bytes(candidate)), self.target)
+        return reason != self.target
+
     def smaller(self, candidate: Any) -> bool:
         return shortlex_key(candidate) < self.current_key
 

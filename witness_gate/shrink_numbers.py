@@ -60,12 +60,18 @@ def shift_pairs(search: Search) -> bool:
 
 
 def absorb_neighbours(search: Search, path: Path, node: dict | list) -> bool:
-    """For neighbouring integers a, b of one sign in one container: drop a and let b carry a + b."""
+    """For neighbouring integers a, b of one sign in one container: drop a and let b carry a + b.
+
+    Not where the transfer that keeps both (a zero beside a + b) is known refuted: in a list whose
+    length matters (`[10, 10]` of two equal numbers) that probe is a call for nothing."""
     keys = sorted(node) if isinstance(node, dict) else list(range(len(node)))
     for left, right in zip(keys, keys[1:]):
         a, b = node[left], node[right]
         if not (is_int(a) and is_int(b)) or a == 0 or b == 0 or (a > 0) != (b > 0):
             continue
+        transfers = ({path + (left,): 0, path + (right,): a + b}, {path + (left,): a + b, path + (right,): 0})
+        if any(search.refuted(set_nodes(search.current, moved)) for moved in transfers):
+            continue  # shift_pairs' transfer, which keeps both, was refuted: dropping one as well seldom fails
         if isinstance(node, dict):
             merged: Any = {k: (a + b if k == right else v) for k, v in node.items() if k != left}
         else:

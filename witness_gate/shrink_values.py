@@ -34,9 +34,25 @@ def _reduce_value(search: Search, path: Path) -> bool:
         return True
     # a one-character string has no shorter form but "", just refuted
     typed = not (isinstance(node, str) and len(node) <= 1) and _reduce_typed(search, path, node)
+    if isinstance(node, (dict, list)) and not _may_be_null(search, path):
+        rest = []
     # null comes last: after a shorter string or a smaller number it is seldom smaller still
     return typed or any(tried(search.memory, _slot(search, path, simpler), lambda simpler=simpler: search.consider(
         set_node(search.current, path, simpler))) for simpler in rest)
+
+
+def _may_be_null(search: Search, path: Path) -> bool:
+    """A container is made null only as a part of a record (a dict's value, a heap node's subtree) in
+    a payload that already holds a null: never the payload itself, nor one of a list's like items,
+    nor a part of a format with no nulls in it (an expression tree, where every such probe is refuted)."""
+    parent = get_node(search.current, path[:-1]) if path else None
+    record = isinstance(parent, dict) or (isinstance(parent, list) and is_tuple(parent))
+    return record and _holds_null(search.current)
+
+
+def _holds_null(value: Any) -> bool:
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return value is None or any(_holds_null(child) for child in children)
 
 
 def _slot(search: Search, path: Path, candidate: Any) -> Slot | None:
