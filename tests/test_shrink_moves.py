@@ -272,14 +272,49 @@ def test_a_container_is_not_made_null_where_the_payload_has_no_null(layers, list
 @settings(max_examples=60, deadline=None)
 @given(st.integers(min_value=10, max_value=49), st.integers(min_value=100, max_value=10**12))
 def test_neighbours_are_not_absorbed_where_the_transfer_was_refuted(threshold, extra):
-    # two equal numbers that must stay two: the transfer [0, 2t] is refuted, so [2t], the pair absorbed
-    # into one number, is not probed after it
+    # three equal numbers that must stay three: the transfer [0, 2t, t] is refuted, so [2t, t], the first
+    # two absorbed into one number, is not probed after it
     seen = []
 
     def run(v):
         seen.append(v)
-        return "equal" if ints_only(v, 2) and v[0] == v[1] >= threshold else None
+        return "equal" if ints_only(v, 3) and v[0] == v[1] == v[2] >= threshold else None
 
-    result = shrink([threshold + extra] * 2, run, target_reason="equal")
-    assert result.witness == [threshold, threshold]
-    assert [0, 2 * threshold] in seen and [2 * threshold] not in seen
+    result = shrink([threshold + extra] * 3, run, target_reason="equal")
+    assert result.witness == [threshold] * 3
+    assert [0, 2 * threshold, threshold] in seen and [2 * threshold, threshold] not in seen
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=3, max_value=10**9), st.data())
+def test_a_pair_of_numbers_is_not_absorbed_into_one(total, data):
+    # a list of two numbers that must stay two: their sum alone, [total], is a list of one like both
+    # deletions, and is not probed (even where the transfer [0, total] is longer, so never probed)
+    first = data.draw(st.integers(min_value=1, max_value=total - 1))
+    seen = []
+
+    def run(v):
+        seen.append(v)
+        return "sum" if ints_only(v, 2) and min(v) > 0 and sum(v) == total else None
+
+    result = shrink([first, total - first], run, target_reason="sum")
+    assert sum(result.witness) == total and [total] not in seen
+
+
+def deletions_seen(payload, run):
+    """The candidates shorter than the start, and the witness."""
+    seen = []
+    result = shrink(payload, lambda v: seen.append(v) or run(v), target_reason=run(payload))
+    return [v for v in seen if isinstance(v, list) and len(v) < len(payload)], result.witness
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=10**6, max_value=10**15), min_size=3, max_size=4, unique=True),
+       st.integers(min_value=11, max_value=10**6))
+def test_a_few_numbers_are_deleted_only_once_their_values_moved(values, start):
+    # a payload of three distinct numbers, and of two equal ones: every deletion is refuted, and is
+    # probed on the final values only, never on the numbers of the start
+    shorter, witness = deletions_seen(values, lambda v: "three" if ints_only(v, len(v)) and len(set(v)) >= 3 else None)
+    assert witness == [0, 1, 2] and shorter and not any(set(v) & set(values) for v in shorter)
+    shorter, witness = deletions_seen([start] * 2, lambda v: "equal" if ints_only(v, 2) and v[0] == v[1] >= 10 else None)
+    assert witness == [10, 10] and shorter == [[10]]

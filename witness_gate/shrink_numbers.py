@@ -64,6 +64,8 @@ def absorb_neighbours(search: Search, path: Path, node: dict | list) -> bool:
 
     Not where the transfer that keeps both (a zero beside a + b) is known refuted: in a list whose
     length matters (`[10, 10]` of two equal numbers) that probe is a call for nothing."""
+    if isinstance(node, list) and len(node) < 3:
+        return False  # a pair: its sum alone is a list of one, like either deletion
     keys = sorted(node) if isinstance(node, dict) else list(range(len(node)))
     for left, right in zip(keys, keys[1:]):
         a, b = node[left], node[right]

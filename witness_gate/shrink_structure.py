@@ -47,9 +47,28 @@ def sweep(search: Search, reduce_node: Callable[[Search, Path], bool]) -> bool:
     return changed
 
 
+FEW = 4  # the payload itself as a list of at most this many numbers: its deletions wait for the values
+
+
 def delete_structure(search: Search) -> bool:
-    """Delete the longest runs of each container's children (all of them first, so emptying it)."""
-    return sweep(search, _reduce_structure)
+    """Delete the longest runs of each container's children (all of them first, so emptying it),
+    except in the lists whose deletions wait for the values (`delete_after_values`)."""
+    return sweep(search, lambda s, path: _reduce_structure(s, path, late=False))
+
+
+def delete_after_values(search: Search) -> bool:
+    """`delete_structure` for a payload of a few numbers (`FEW`), after the values have moved.
+
+    Whether one of a few numbers can go is decided by their values (three distinct, a difference, a
+    palindrome): every deletion is refuted until the values are final, so deleting first costs each
+    one twice, before the values move and again in the round that confirms the stop. (A pair of
+    numbers anywhere was tried too: bound5's lists of two then move their sums first, and cost more.)
+    """
+    return _reduce_structure(search, (), late=True)
+
+
+def deletes_late(node: Any, path: Path) -> bool:
+    return not path and isinstance(node, list) and len(node) <= FEW and all(is_int(x) for x in node)
 
 
 def lift_descendants(search: Search) -> bool:
@@ -78,9 +97,9 @@ def merge_sibling_lists(search: Search) -> bool:
     return sweep(search, _merge)
 
 
-def _reduce_structure(search: Search, path: Path) -> bool:
+def _reduce_structure(search: Search, path: Path, *, late: bool) -> bool:
     node = get_node(search.current, path)
-    if not isinstance(node, (dict, list)) or not node:
+    if not isinstance(node, (dict, list)) or not node or deletes_late(node, path) != late:
         return False
     changed = False  # from index 0 the tail is the whole container: emptying it is the first run
     index = 0
