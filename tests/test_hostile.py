@@ -454,24 +454,33 @@ def channel_checkout(tmp_path):
     return stage_directory(source)
 
 
-def test_no_file_environment_block_or_argv_in_the_sandbox_names_the_verdict_channel(tmp_path):
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_no_file_environment_block_or_argv_in_the_sandbox_names_the_verdict_channel(tmp_path, warm):
     result = PropertyRunner(channel_checkout(tmp_path), "tests/properties/p.py::prop_total", "1",
-                            Sandbox("bwrap"), timeout_seconds=20)({})
+                            Sandbox("bwrap"), timeout_seconds=20, warm=warm)({})
     assert (result.outcome, result.reason) == ("fail", "wrong-total"), result.detail[-400:]
 
 
-def test_the_probe_forges_a_pass_once_the_key_is_in_the_environment(tmp_path, monkeypatch):
-    # the control: the same probe, with the key also in the environment block (as WITNESS_RESULT was)
-    run = sandboxes.Sandbox.run
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_the_probe_forges_a_pass_once_the_key_is_in_the_environment(tmp_path, monkeypatch, warm):
+    # the control: the same probe, with the key also in the environment block (as WITNESS_RESULT was); the
+    # key is fixed so that the warm parent's environment, made before any evaluation, can name it too
+    from witness_gate import runner as runners
 
-    def leaky(self, argv, **kwargs):
-        kwargs["env"] = {**kwargs["env"], "WITNESS_KEY": kwargs["stdin"].decode().strip()}
-        return run(self, argv, **kwargs)
+    monkeypatch.setattr(runners.secrets, "token_hex", lambda _n: "ab" * 16)
+    plan = runners.PropertyRunner._plan
 
-    monkeypatch.setattr(sandboxes.Sandbox, "run", leaky)
-    result = PropertyRunner(channel_checkout(tmp_path), "tests/properties/p.py::prop_total", "1",
-                            Sandbox("bwrap"), timeout_seconds=20)({})
+    def leaky(self, scratch):
+        env, mounts, key, argv = plan(self, scratch)
+        return {**env, "WITNESS_KEY": f"witness-verdict-{'ab' * 16}"}, mounts, key, argv
+
+    monkeypatch.setattr(runners.PropertyRunner, "_plan", leaky)
+    runner = PropertyRunner(channel_checkout(tmp_path), "tests/properties/p.py::prop_total", "1",
+                            Sandbox("bwrap"), timeout_seconds=20, warm=warm)
+    result = runner({})
     assert result.outcome == "pass", result
+    assert bool(runner._series) == warm  # the series really ran the start it was given
+    runner.close()
 
 
 # -- caps on every writable place and on memory-backed files --
@@ -981,16 +990,22 @@ def _birth_time_run(git_repo, tmp_path):
     return result
 
 
-def test_a_regression_that_shows_only_on_a_freshly_staged_checkout_is_not_first_run_only(git_repo, tmp_path):
+@pytest.mark.parametrize("start", ["off", "on"], ids=["cold", "warm"])
+def test_a_regression_that_shows_only_on_a_freshly_staged_checkout_is_not_first_run_only(git_repo, tmp_path,
+                                                                                          monkeypatch, start):
+    monkeypatch.setenv("WITNESS_WARM", start)
     result = _birth_time_run(git_repo, tmp_path)
     # stat(1) gets no birth time in the sandbox: every evaluation sees the same, so the regression stands
     assert result.verdict.label == "regression", (result.verdict.label, result.verdict.hold_reasons)
 
 
 def test_with_statx_allowed_the_first_evaluation_alone_fails(git_repo, tmp_path, monkeypatch):
-    # the control: without the statx refusal the same patch fails only its first evaluation
+    # the control: without the statx refusal the same patch fails only its first evaluation. Cold starts
+    # only: its patch tells "first" by the checkout being under half a second old, and a warm series runs
+    # its first few evaluations within that half second (the refusal itself is tested under both starts)
     from witness_gate import seccomp
 
+    monkeypatch.setenv("WITNESS_WARM", "off")
     calls = {k: v for k, v in seccomp.REFUSED["x86_64"][1].items() if k != "statx"}
     monkeypatch.setitem(seccomp.REFUSED, "x86_64", (seccomp.REFUSED["x86_64"][0], calls))
     result = _birth_time_run(git_repo, tmp_path)

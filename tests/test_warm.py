@@ -8,7 +8,7 @@ import pytest
 
 from witness_gate.runner import PropertyRunner, hash_seed
 from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
-from witness_gate.warm_imports import wanted
+from witness_gate.warm_imports import reached, wanted
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
 
@@ -198,3 +198,60 @@ def test_an_evaluation_that_kills_its_warm_parent_runs_again_cold_and_the_record
     assert [row.outcome for row in result.evidence.first] == ["pass"] * len(result.evidence.first)
     why = "warm start not used: the warm parent ended during an evaluation"
     assert any(why in note for note in result.record["notes"]), result.record["notes"]
+
+
+# -- the warm parent compiles (never runs) the repository files the property reaches --
+def test_the_repository_files_the_property_reaches_are_listed_for_compiling_property_first(checkout):
+    repo, _ = checkout
+    outside, files = reached(repo, "tests/properties/p.py")
+    assert files == ["tests/properties/p.py", "src/shop.py"]
+    assert outside == wanted(repo, "tests/properties/p.py")
+
+
+def test_a_link_out_of_the_checkout_is_never_read_by_the_host(tmp_path):
+    secret = tmp_path / "host" / "secret.py"
+    secret.parent.mkdir()
+    secret.write_text("import host_only_name\n")
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "p.py").write_text("import leak\n\ndef prop(p):\n    return True\n")
+    (root / "leak.py").symlink_to(secret)
+    outside, files = reached(root, "p.py")
+    assert "host_only_name" not in outside and files == ["p.py"]
+
+
+def test_a_compiled_file_is_used_only_for_the_very_bytes_it_was_compiled_from(tmp_path, monkeypatch):
+    from witness_gate import harness
+
+    module = tmp_path / "m.py"
+    module.write_text("WHICH = 'compiled by the parent'\n")
+    monkeypatch.setattr(harness, "COMPILED", {})
+    harness.precompile(str(module))
+    loader = harness.SourceOnlyLoader("m", str(module))
+    assert loader.get_code("m") is harness.COMPILED[str(module)][1]
+    module.write_text("WHICH = 'what the file says now'\n")
+    namespace = {}
+    exec(loader.get_code("m"), namespace)
+    assert namespace["WHICH"] == "what the file says now"
+
+
+def test_a_file_that_does_not_compile_is_left_to_each_evaluation(tmp_path, monkeypatch):
+    from witness_gate import harness
+
+    (tmp_path / "bad.py").write_text("def broken(:\n")
+    (tmp_path / "big.py").write_text("x = 1\n" * (harness.MAX_COMPILED_BYTES // 6 + 1))
+    monkeypatch.setattr(harness, "COMPILED", {})
+    harness.precompile(str(tmp_path / "bad.py"))
+    harness.precompile(str(tmp_path / "big.py"))
+    harness.precompile(str(tmp_path / "missing.py"))
+    assert harness.COMPILED == {}
+    with pytest.raises(SyntaxError):
+        harness.SourceOnlyLoader("bad", str(tmp_path / "bad.py")).get_code("bad")
+
+
+def test_a_warm_evaluation_runs_the_repository_code_the_cold_one_runs(checkout):
+    warm, cold = series(checkout, "prop_hangs_once"), series(checkout, "prop_hangs_once", warm=False)
+    try:
+        assert [warm({}).outcome, warm({}).outcome, cold({}).outcome] == ["pass"] * 3
+    finally:
+        warm.close()

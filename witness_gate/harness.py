@@ -99,11 +99,30 @@ def verdict_of(returned: object, usable=usable_reason, clean=clean_reason) -> tu
     )
 
 
+COMPILED: dict[str, tuple[bytes, object]] = {}  # path -> (source, code): what a warm parent compiled
+MAX_COMPILED_BYTES = 1 << 20
+
+
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     """Compiles the source every time: bytecode beside or under the checkout is never read."""
 
     def get_code(self, fullname):
-        return self.source_to_code(self.get_data(self.path), self.path)
+        data = self.get_data(self.path)
+        known = COMPILED.get(self.path)
+        if known is not None and known[0] == data:
+            return known[1]  # the warm parent compiled these very bytes: the code a compile now would give
+        return self.source_to_code(data, self.path)
+
+
+def precompile(path: str) -> None:
+    """In a warm parent: compile (never run) one repository file as SourceOnlyLoader would, for its children."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_COMPILED_BYTES + 1)
+        if len(data) <= MAX_COMPILED_BYTES:
+            COMPILED[path] = (data, SourceOnlyLoader("-", path).source_to_code(data, path))
+    except Exception:  # noqa: BLE001 - each evaluation compiles it itself and meets the same problem
+        pass
 
 
 def _repository_hook(root: str):
@@ -313,7 +332,7 @@ def warm_main() -> None:
     spec = importlib.util.spec_from_file_location("_witness_warm_parent", where)
     module = importlib.util.module_from_spec(spec)  # not in sys.modules: an evaluation finds nothing of it there
     spec.loader.exec_module(module)
-    module.serve(main, _follow_pth, GATE)
+    module.serve(main, _follow_pth, GATE, precompile)
 
 
 if __name__ == "__main__":

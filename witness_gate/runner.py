@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import math
+import os
 import secrets
 import shutil
 import signal
@@ -19,7 +21,7 @@ from witness_gate.harness import VERDICT_MARK, usable_reason
 from witness_gate.processes import Finished
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
 from witness_gate.warm import READY_SECONDS, WarmParent, WarmSeries
-from witness_gate.warm_imports import wanted
+from witness_gate.warm_imports import reached
 from witness_gate.warm_settings import parallel_from_environment, warm_from_environment
 
 DETAIL_CHARS = 2000
@@ -153,7 +155,7 @@ class PropertyRunner:
         cpu = math.ceil(self.timeout_seconds) + 1
 
         def job(parent: WarmParent) -> Finished | None:
-            (parent.inbox / "fixture.json").write_bytes(canonical_bytes(payload))
+            _overwrite(parent.inbox / "fixture.json", canonical_bytes(payload))
             self._settle(parent.inbox, self._plan(parent.inbox)[1])
             return parent.run(key, cpu, self.timeout_seconds, self.limits.output_bytes)
 
@@ -163,7 +165,8 @@ class PropertyRunner:
     def _start_warm(self) -> WarmParent | str:
         inbox = self.sandbox.make_scratch()
         env, mounts, _, argv = self._plan(inbox)
-        env["WITNESS_WARM_IMPORTS"] = ",".join(wanted(self.repo, self.selector.partition("::")[0]))
+        outside, files = reached(self.repo, self.selector.partition("::")[0])
+        env.update(WITNESS_WARM_IMPORTS=",".join(outside), WITNESS_WARM_COMPILE=json.dumps(files))
         limits = replace(self.limits, cpu_seconds=WARM_CPU_SECONDS)
 
         def spawn(fd: int):
@@ -175,6 +178,18 @@ class PropertyRunner:
         if isinstance(made, str):
             shutil.rmtree(inbox, ignore_errors=True)
         return made
+
+
+def _overwrite(path: Path, data: bytes) -> None:
+    """Write `data` over the file in place: truncating first would cost a journal commit per evaluation."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
 
 
 def _verdict(done: Finished, key: str) -> Evaluation:

@@ -55,13 +55,23 @@ def _imports(tree: ast.AST, package: str) -> list[str]:
 
 def wanted(root: Path, relpath: str) -> list[str]:
     """The modules from outside the repository that the property's module reaches, sorted."""
+    return reached(root, relpath)[0]
+
+
+def reached(root: Path, relpath: str) -> tuple[list[str], list[str]]:
+    """(modules from outside the repository, the repository's own files) the property's module reaches.
+
+    The files are relative to `root`, the property's module first; the parent compiles them (never runs
+    them), and an evaluation uses that code only for a file whose bytes it reads the same.
+    """
     ours = provided(root)
-    queue, seen, outside = [(root / relpath, "")], set(), set()
+    inside = root.resolve()
+    queue, seen, outside = [(root / relpath, "")], {}, set()
     while queue and len(seen) < MAX_FILES:
         path, package = queue.pop()
-        if path in seen:
-            continue
-        seen.add(path)
+        if path in seen or not path.resolve().is_relative_to(inside):
+            continue  # a link out of the checkout is the sandbox's to follow, never the host's
+        seen[path] = None  # a dict: the files in the order they were reached
         try:
             tree = ast.parse(path.read_bytes())
         except (OSError, SyntaxError, ValueError):
@@ -75,4 +85,4 @@ def wanted(root: Path, relpath: str) -> list[str]:
                 outside.add(name)
     # `from package import name` also lists package.name, which may be an attribute, not a module: the
     # parent tries each and lets a failed import go
-    return sorted(outside)
+    return sorted(outside), [p.relative_to(root).as_posix() for p in seen]

@@ -144,13 +144,22 @@ def _remove(path: str) -> None:
         os.unlink(path)
 
 
-def serve(main, follow_pth, gate: str) -> None:
+def compile_reached(files: list[str], root: str, precompile) -> None:
+    """Compile the repository files the property reaches under the names its evaluations' loaders use."""
+    prop = os.environ.get("WITNESS_PROPERTY", "").partition("::")[0]
+    for number, relpath in enumerate(files):
+        precompile(prop if number == 0 else os.path.join(root, relpath))
+
+
+def serve(main, follow_pth, gate: str, precompile) -> None:
     """Warm up, then fork one harness per request until the gate closes the socket (never returns)."""
     control = socket.socket(fileno=int(os.environ.pop("WITNESS_WARM_FD")))
     names = [n for n in os.environ.pop("WITNESS_WARM_IMPORTS", "").split(",") if n]
+    files = json.loads(os.environ.pop("WITNESS_WARM_COMPILE", "[]"))
     _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
     why = warm_imports(names, os.getcwd(), os.environ.get("WITNESS_ENV", ""), follow_pth, gate)
+    compile_reached(files, os.getcwd(), precompile)
     control.send(f"cold {why}".encode() if why else b"ready")
     if why:
         os._exit(0)

@@ -10,7 +10,7 @@ from witness_gate.staging import SandboxUnavailable
 
 PARALLEL_ENV = "WITNESS_PARALLEL"
 WARM_ENV = "WITNESS_WARM"
-WARM_DEFAULT = False  # the warm start is on only where WITNESS_WARM says so (docs/SECURITY.md, "The warm start")
+WARM_DEFAULT = True  # WITNESS_WARM=off starts every evaluation cold (docs/SECURITY.md, "The warm start")
 
 
 class SettingError(SandboxUnavailable):
