@@ -318,3 +318,14 @@ def test_a_few_numbers_are_deleted_only_once_their_values_moved(values, start):
     assert witness == [0, 1, 2] and shorter and not any(set(v) & set(values) for v in shorter)
     shorter, witness = deletions_seen([start] * 2, lambda v: "equal" if ints_only(v, 2) and v[0] == v[1] >= 10 else None)
     assert witness == [10, 10] and shorter == [[10]]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(min_value=-10**15, max_value=10**15), min_size=3, max_size=5, unique=True).filter(
+    lambda v: any(not 0 <= x < len(v) for x in v)))  # not indices into the list itself (renumber_indices' case)
+def test_a_list_is_sorted_again_once_its_values_moved(values):
+    # three distinct numbers whose values move out of order ([1, 0, 2]): the list is sorted again in the
+    # same round, before the deletions that come after the values, so no deletion is probed unsorted
+    shorter, witness = deletions_seen(values, lambda v: "three" if ints_only(v, len(v)) and len(set(v)) >= 3 else None)
+    assert len(canonical_bytes(witness)) <= len(canonical_bytes([0, 1, -1]))  # [0, 1, 2] but from [0, 1, -1]
+    assert all(v == sorted(v) for v in shorter if len(v) == 2 and set(v) <= {0, 1, 2})
