@@ -41,7 +41,9 @@ def shift_pairs(search: Search) -> bool:
     farther one mirrored across the nearer (the distance kept, its sign flipped).
 
     `[2147483647, 2147483646]` that must differ by one becomes `[10, 9]` in one search; a sum split over
-    two lists (`[[-18664], [-14105]]`) becomes `[[-32768], [-1]]`.
+    two lists (`[[-18664], [-14105]]`) becomes `[[-32768], [-1]]`. Not the sum of two copies of one
+    value: shrink_equal_values moves those together, and a transfer would part them (`[10, 10]` probed
+    as `[0, 20]`, then `[9, 11]`, for a failure that wants them equal).
     """
     changed = False
     index = 0
@@ -53,7 +55,7 @@ def shift_pairs(search: Search) -> bool:
         if a != 0:
             changed |= _in_step(search, p, a, q, b, keep="difference")
             a, b = get_node(search.current, p), get_node(search.current, q)
-            changed |= a != 0 and _in_step(search, p, a, q, b, keep="sum")
+            changed |= a != 0 and a != b and _in_step(search, p, a, q, b, keep="sum")
             a, b = get_node(search.current, p), get_node(search.current, q)
         changed |= abs(2 * a - b) < abs(b) and search.consider(set_node(search.current, q, 2 * a - b))
         index += 1
