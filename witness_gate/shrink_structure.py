@@ -107,15 +107,16 @@ def _reduce_structure(search: Search, path: Path, *, late: bool) -> bool:
         node = get_node(search.current, path)
         if index >= len(node):
             return changed
-        changed |= _delete_longest_run(search, path, index, node)
+        changed |= _delete_longest_run(search, path, index, node, whole_tail=not late)
         index += 1
 
 
-def _delete_longest_run(search: Search, path: Path, index: int, node: dict | list) -> bool:
+def _delete_longest_run(search: Search, path: Path, index: int, node: dict | list, *, whole_tail: bool) -> bool:
     """Delete the longest run of children from `index` that keeps the failure.
 
     The child at `index` alone first; then everything from it on, in one probe (a wide fixture
-    usually has one culprit, and one probe for the whole tail saves a search); then the search.
+    usually has one culprit, and one probe for the whole tail saves a search; a few numbers, whose
+    values decide, have none, so there the search alone); then the search.
     """
     room = len(node) - index
 
@@ -125,7 +126,7 @@ def _delete_longest_run(search: Search, path: Path, index: int, node: dict | lis
     slot = ("delete", signature(node), index) if is_tuple(node) else None
     if not tried(search.memory, slot, lambda: search.would_accept(without(1))):
         return False  # the child is needed, so (as bisection presumes) is every run that holds it
-    if room > 1 and search.consider(without(room)):
+    if whole_tail and room > 1 and search.consider(without(room)):
         return True
     return search.consider(without(find_largest(lambda k: search.would_accept(without(k)), room)))
 
