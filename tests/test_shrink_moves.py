@@ -357,3 +357,20 @@ def test_a_few_numbers_are_not_emptied_at_once(values, twin):
     start = values + [values[twin]]
     shorter, witness = deletions_seen(start, lambda v: "three" if ints_only(v, len(v)) and len(set(v)) >= 3 else None)
     assert len(witness) == 3 and [] not in shorter
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=2, max_value=4), st.data())
+def test_a_node_is_replaced_by_a_child_not_a_grandchild(depth, data):
+    # every node of a full tree is needed, so every lift is refuted: a node is probed as each of its
+    # children, and a grandchild, reached by lifting again at the child, is not probed in its place
+    def full(d):
+        return None if d == 0 else [data.draw(st.integers(10**6, 10**9)), full(d - 1), full(d - 1)]
+
+    tree = full(depth)
+    nodes = 2 ** depth - 1
+    seen = []
+    run = lambda v: seen.append(v) or ("all" if node_count(v) == nodes else None)  # noqa: E731
+    assert node_count(shrink(tree, run, target_reason="all").witness) == nodes
+    grandchildren = [grand for child in tree[1:] for grand in child[1:] if grand is not None]
+    assert tree[1] in seen and not any(grand in seen for grand in grandchildren)

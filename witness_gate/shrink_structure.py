@@ -10,7 +10,8 @@ from witness_gate.canonical import shortlex_key
 from witness_gate.shrink_memory import Slot, is_tuple, signature, tried
 from witness_gate.shrink_tree import Path, child_keys, descendants, drop_run, find_largest, get_node, is_int, set_node
 
-LIFT_DEPTH = 2  # children and grandchildren: deeper ones are reached by lifting again
+LIFT_DEPTH = 1  # children; a grandchild is reached by lifting again, at the child (depth 2 probed
+# every leaf of a heap in the place of each node above it, in vain)
 LIFT_LIMIT = 8  # the smallest few distinct candidates per node; a wide node is not tried whole
 
 
