@@ -374,3 +374,15 @@ def test_a_node_is_replaced_by_a_child_not_a_grandchild(depth, data):
     assert node_count(shrink(tree, run, target_reason="all").witness) == nodes
     grandchildren = [grand for child in tree[1:] for grand in child[1:] if grand is not None]
     assert tree[1] in seen and not any(grand in seen for grand in grandchildren)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=10**6, max_value=10**15), min_size=5, max_size=6, unique=True))
+def test_a_payload_cut_down_to_a_few_numbers_is_left_to_the_late_deletion(values):
+    # five or six distinct numbers, three needed: the first deletion leaves three, whose single deletions
+    # are not probed on the numbers of the start but after the values moved
+    seen = []
+    three = lambda v: "three" if ints_only(v, len(v)) and len(set(v)) >= 3 else None  # noqa: E731
+    assert shrink(values, lambda v: seen.append(v) or three(v), target_reason="three").witness == [0, 1, 2]
+    few = next(v for v in seen if len(v) == 3 and three(v))
+    assert not any(few[:i] + few[i + 1:] in seen for i in (1, 2))

@@ -106,8 +106,8 @@ def _reduce_structure(search: Search, path: Path, *, late: bool) -> bool:
     index = 0
     while True:
         node = get_node(search.current, path)
-        if index >= len(node):
-            return changed
+        if index >= len(node) or deletes_late(node, path) != late:
+            return changed  # a payload cut down to a few numbers is left to the late pass
         changed |= _delete_longest_run(search, path, index, node, whole_tail=not late)
         index += 1
 
