@@ -16,6 +16,7 @@ is the repository root.
 
 from __future__ import annotations
 
+import functools
 import importlib.machinery
 import importlib.util
 import json
@@ -28,6 +29,7 @@ EXIT_PASS, EXIT_FAIL, EXIT_NO_VERDICT = 0, 1, 3
 MAX_REASON = 200
 VERDICT_MARK = "witness-verdict"
 GATE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # holds this package's staged copy
+WITNESS_SETTINGS = ("WITNESS_PROPERTY", "WITNESS_FIXTURE", "WITNESS_SEED", "WITNESS_ENV")
 
 
 def clean_reason(text: str) -> str:
@@ -194,17 +196,17 @@ def _load(relpath: str, function: str):
     return prop
 
 
-def read_key() -> str:
+def read_key(read=os.read, open_=os.open, dup2=os.dup2, close=os.close) -> str:
     """The verdict key from stdin's first line; stdin then becomes /dev/null, so nothing after us reads it."""
     data = b""
     while b"\n" not in data and len(data) < 256:
-        chunk = os.read(0, 256 - len(data))
+        chunk = read(0, 256 - len(data))
         if not chunk:
             break
         data += chunk
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
+    devnull = open_("/dev/null", os.O_RDONLY)
+    dup2(devnull, 0)
+    close(devnull)
     return data.split(b"\n", 1)[0].decode("ascii", errors="replace").strip()
 
 
@@ -271,30 +273,46 @@ def _evaluate(prop, payload, root: str, judge, blame) -> tuple[str, str | None]:
         return "no_verdict", "the property returned a value that cannot be read"
 
 
+class _Decoder(json.JSONDecoder):
+    """The fixture's decoder, with its methods copied here: patching json.JSONDecoder later changes nothing."""
+
+    decode, raw_decode = json.JSONDecoder.decode, json.JSONDecoder.raw_decode
+
+
+def _read_fixture(path: str, opener=open, decode=_Decoder().decode):
+    with opener(path, encoding="utf-8") as handle:
+        return decode(handle.read())
+
+
+# every helper main() calls before the property is imported is bound here, when this file is loaded: under
+# the warm start dependencies are imported after that and before main() runs, and cannot rebind them
 def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame, end=os._exit,
-         evaluate=_evaluate) -> None:
-    """Evaluate, send the verdict, and end the process with the matching exit code (never returns)."""
-    key = read_key()
-    selector = os.environ.get("WITNESS_PROPERTY", "")
-    fixture = os.environ.get("WITNESS_FIXTURE", "")
-    seed = os.environ.get("WITNESS_SEED", "")
+         evaluate=_evaluate, settings=None, read=read_key, open_channel=channel, arrange=arrange_path,
+         fixture_of=_read_fixture, load=_load, seed_with=random.seed, environ=os.environ) -> None:
+    """Evaluate, send the verdict, and end the process with the matching exit code (never returns).
+
+    `settings`: the WITNESS_* variables as read before any dependency ran (the warm parent's); else now."""
+    key = read()
+    given = settings if settings is not None else environ
+    selector = given.get("WITNESS_PROPERTY", "")
+    fixture = given.get("WITNESS_FIXTURE", "")
+    seed = given.get("WITNESS_SEED", "")
     relpath, _, function = selector.partition("::")
     if not (key and relpath and function and fixture and seed):
         print("witness harness: a verdict key on stdin, WITNESS_PROPERTY, WITNESS_FIXTURE and WITNESS_SEED are "
               "required", file=sys.stderr)
         end(2)
-    send, say = channel(key)
+    send, say = open_channel(key)
     del key
     root = os.getcwd()
-    for line in arrange_path(root, os.environ.get("WITNESS_ENV", "")):
+    for line in arrange(root, given.get("WITNESS_ENV", "")):
         print(f"witness harness: not run from the set-up's .pth files: {line}", file=sys.stderr)
-    with open(fixture, encoding="utf-8") as handle:
-        payload = json.load(handle)
-    random.seed(seed)
+    payload = fixture_of(fixture)
+    seed_with(seed)
     sys.stderr.flush()
     # from here on repository code runs: only what is bound above decides and reports
     try:
-        prop = _load(relpath, function)
+        prop = load(relpath, function)
     except BaseException as exc:  # noqa: BLE001 - a failure to import is no verdict, unless the code under test raised
         reason = None
         try:
@@ -332,7 +350,8 @@ def warm_main() -> None:
     spec = importlib.util.spec_from_file_location("_witness_warm_parent", where)
     module = importlib.util.module_from_spec(spec)  # not in sys.modules: an evaluation finds nothing of it there
     spec.loader.exec_module(module)
-    module.serve(main, _follow_pth, GATE, precompile)
+    settings = {name: os.environ.get(name, "") for name in WITNESS_SETTINGS}  # before any dependency runs
+    module.serve(functools.partial(main, settings=settings), _follow_pth, GATE, precompile)
 
 
 if __name__ == "__main__":

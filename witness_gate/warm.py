@@ -96,6 +96,10 @@ class WarmParent:
             self.close()
             return None
         parts = said.split(" ", 2)
+        if len(parts) < 2 or not parts[1].isdigit():
+            self.why = "the warm parent answered out of turn"
+            self.close()
+            return None
         if parts[0] == "broken":
             self.why = parts[2] if len(parts) > 2 else "the warm parent could not settle"
         return Finished(stdout, stderr, None, os.waitstatus_to_exitcode(int(parts[1])), seconds)
@@ -177,12 +181,21 @@ class WarmSeries:
             return None
         if parent is None:
             began = time.monotonic()
-            parent = self._start()
+            try:
+                parent = self._start()
+            except Exception as exc:  # noqa: BLE001 - whatever went wrong, this evaluation and the rest run cold
+                parent = f"the warm sandbox did not start: {type(exc).__name__}"
             self._start_seconds = self._start_seconds or time.monotonic() - began
             if isinstance(parent, str):
                 self._ended(parent)
                 return None
-        done = job(parent)
+        try:
+            done = job(parent)
+        except Exception as exc:  # noqa: BLE001 - the parent is ended and its count given back: no one waits for it
+            parent.why = parent.why or f"an evaluation could not be handed over: {type(exc).__name__}"
+            parent.close()
+            self._ended(parent.why)
+            return None
         if done is not None:
             self._eval_seconds = done.seconds
         if parent.why:

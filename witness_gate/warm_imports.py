@@ -12,6 +12,7 @@ import ast
 from pathlib import Path
 
 MAX_FILES = 500  # a property reaching more of the repository than this warms what was read so far
+MAX_BYTES = 1 << 20  # a larger file is neither read here nor compiled by the warm parent
 NEVER = frozenset({"__future__", "__main__"})  # witness_gate is warmed from the harness copy, first on sys.path
 
 
@@ -73,9 +74,11 @@ def reached(root: Path, relpath: str) -> tuple[list[str], list[str]]:
             continue  # a link out of the checkout is the sandbox's to follow, never the host's
         seen[path] = None  # a dict: the files in the order they were reached
         try:
+            if path.stat().st_size > MAX_BYTES:
+                continue
             tree = ast.parse(path.read_bytes())
-        except (OSError, SyntaxError, ValueError):
-            continue  # the evaluation meets the same problem, cold
+        except Exception:  # noqa: BLE001 - RecursionError, MemoryError too: the evaluation meets it, cold
+            continue
         for name in _imports(tree, package):
             top = name.split(".", 1)[0]
             if top in ours:

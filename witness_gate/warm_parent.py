@@ -13,21 +13,39 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+import importlib.util
 import json
 import os
 import resource
-import shutil
-import signal
 import socket
 import sys
-import time
 
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
-WRITABLE = ("/tmp", "/scratch", "/dev/shm")  # the tmpfs the sandbox mounts fresh in a cold start
-SETTLE_TRIES = 2000
-
 
 _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once in the parent, not in every child
+# fork(2) itself, holding the interpreter lock: no os.register_at_fork hook a dependency registered runs,
+# in this process or in the child, where one would run before the harness has taken its key from stdin
+_RAW_FORK = ctypes.PyDLL(None, use_errno=True).fork
+
+
+def _load_sweep():
+    """witness_gate/warm_sweep.py beside this file, by path and before any dependency (not in sys.modules)."""
+    spec = importlib.util.spec_from_file_location("_witness_warm_sweep",
+                                                  os.path.join(os.path.dirname(__file__), "warm_sweep.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SWEEP = _load_sweep()
+_listdir, _recv_fds, _waitpid, _close = os.listdir, socket.recv_fds, os.waitpid, os.close
+
+
+def _fork() -> int:
+    pid = _RAW_FORK()
+    if pid < 0:
+        raise OSError(ctypes.get_errno(), "fork failed")
+    return pid
 
 
 def _prctl(option: int, value: int) -> None:
@@ -44,12 +62,6 @@ def provided(root: str) -> set[str]:
             continue
         names.update(entry.split(".", 1)[0] for entry in entries)
     return names
-
-
-def _others() -> list[int]:
-    """The sandbox's processes other than its init and this one."""
-    me = os.getpid()
-    return [int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) not in (1, me)]
 
 
 def warm_imports(names: list[str], root: str, environment: str, follow_pth, gate: str) -> str:
@@ -81,10 +93,14 @@ def warm_imports(names: list[str], root: str, environment: str, follow_pth, gate
         where = os.path.realpath(getattr(sys.modules[name], "__file__", None) or "/")
         if name.split(".")[0] in shadowed or where.startswith(real_root):
             return f"the set-up environment imports {name}, which the repository also provides"
-    if len(os.listdir("/proc/self/task")) != 1:
+    if len(_listdir("/proc/self/task")) != 1:
         return "importing the dependencies started a thread"
-    if _others():
+    if SWEEP.others():
         return "importing the dependencies started a process"
+    with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
+        # rw-s: a mapping children would write together (a read-only one, glibc's gconv cache, is no channel)
+        if any(len(line.split()) > 1 and line.split()[1][1::2] == "ws" for line in maps):
+            return "importing the dependencies mapped memory every evaluation would share"
     return ""
 
 
@@ -101,49 +117,6 @@ def _become_the_harness(fds: list[int], cpu: int) -> None:
     sys.orig_argv[:] = [a for a in sys.orig_argv if a != "--warm"]
 
 
-def _settle() -> str:
-    """Kill and reap whatever the evaluation left, then empty the writable places: ''; else why not."""
-    for _ in range(SETTLE_TRIES):
-        try:
-            os.kill(-1, signal.SIGKILL)  # every process of the sandbox but its init and this one
-        except ProcessLookupError:
-            pass
-        while True:
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
-            except ChildProcessError:
-                break
-        if not _others():
-            break
-        time.sleep(0.001)
-    else:
-        return "processes of an evaluation outlived it"
-    for folder in WRITABLE:
-        try:
-            os.chmod(folder, 0o1777 if folder != "/scratch" else 0o755)
-            for entry in os.listdir(folder):
-                _remove(os.path.join(folder, entry))
-            if os.listdir(folder):
-                return f"{folder} could not be emptied"
-            os.utime(folder)
-        except OSError as exc:
-            return f"{folder} could not be emptied: {exc.strerror}"
-    return ""
-
-
-def _remove(path: str) -> None:
-    def writable_then_retry(function, name, _info):
-        os.chmod(os.path.dirname(name), 0o700)
-        function(name)
-
-    if os.path.isdir(path) and not os.path.islink(path):
-        os.chmod(path, 0o700)
-        shutil.rmtree(path, onerror=writable_then_retry)
-    else:
-        os.unlink(path)
-
-
 def compile_reached(files: list[str], root: str, precompile) -> None:
     """Compile the repository files the property reaches under the names its evaluations' loaders use."""
     prop = os.environ.get("WITNESS_PROPERTY", "").partition("::")[0]
@@ -156,28 +129,33 @@ def serve(main, follow_pth, gate: str, precompile) -> None:
     control = socket.socket(fileno=int(os.environ.pop("WITNESS_WARM_FD")))
     names = [n for n in os.environ.pop("WITNESS_WARM_IMPORTS", "").split(",") if n]
     files = json.loads(os.environ.pop("WITNESS_WARM_COMPILE", "[]"))
+    modes = SWEEP.fresh()  # before anything can have changed them
     _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
     why = warm_imports(names, os.getcwd(), os.environ.get("WITNESS_ENV", ""), follow_pth, gate)
     compile_reached(files, os.getcwd(), precompile)
+    # what the imports wrote (a cache under HOME) is kept and put back before every evaluation, the first too
+    kept = SWEEP.snapshot() if not why else []
+    why = why or (kept if isinstance(kept, str) else SWEEP.sweep(modes, kept))
+    fingerprint = SWEEP.fingerprint()
     control.send(f"cold {why}".encode() if why else b"ready")
     if why:
         os._exit(0)
     while True:
-        message, fds, _flags, _addr = socket.recv_fds(control, 4096, 3)
+        message, fds, _flags, _addr = _recv_fds(control, 4096, 3)
         if not message or len(fds) != 3:
             os._exit(0)
         cpu = int(json.loads(message)["cpu"])
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:
             control.close()
             _become_the_harness(fds, cpu)
             main()
             os._exit(70)
         for fd in fds:
-            os.close(fd)
-        status = os.waitpid(pid, 0)[1]
-        why = _settle()
-        control.send(f"done {status}".encode() if not why else f"broken {why}".encode())
+            _close(fd)
+        status = _waitpid(pid, 0)[1]
+        why = SWEEP.sweep(modes, kept) or SWEEP.moved(fingerprint)
+        control.send(f"done {status}".encode() if not why else f"broken {status} {why}".encode())
         if why:
             os._exit(0)

@@ -1,0 +1,199 @@
+"""Between two evaluations of a warm series, inside the sandbox: nothing of one reaches the next (standard library only).
+
+warm_parent.py loads this file by path before it imports any dependency, so every function used here is
+bound before a dependency's code runs: one that later replaces `os.listdir` does not blind the sweep. It
+kills every process the evaluation left, empties /tmp, /scratch and /dev/shm without recursion or long
+paths (a tree may be deeper than either), gives each its mode as the sandbox mounted it and no extended
+attribute, and checks that nothing the evaluation could set on the warm parent — which every later child
+would inherit — has moved: nice, affinity, scheduling policy, I/O priority, OOM score, resource limits.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import resource
+import signal
+import time
+
+WRITABLE = ("/tmp", "/scratch", "/dev/shm")  # the tmpfs the sandbox mounts fresh in a cold start
+SETTLE_TRIES = 2000
+SWEEP_SECONDS = 10  # emptying takes at most this long; a slower sweep ends the series' warm start
+DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+KEPT_ENTRIES, KEPT_BYTES, KEPT_DEPTH = 4096, 16 << 20, 32  # what imports may leave in the writable roots
+IOPRIO_GET = {"x86_64": 252, "aarch64": 31}.get(platform.machine())
+RLIMITS = tuple(getattr(resource, name) for name in sorted(dir(resource)) if name.startswith("RLIMIT_"))
+
+_kill, _waitpid, _listdir, _getpid, _open, _close = os.kill, os.waitpid, os.listdir, os.getpid, os.open, os.close
+_scandir, _unlink, _rmdir, _chmod, _fchmod, _utime = os.scandir, os.unlink, os.rmdir, os.chmod, os.fchmod, os.utime
+_stat, _listxattr, _removexattr, _read, _write = os.stat, os.listxattr, os.removexattr, os.read, os.write
+_mkdir, _symlink, _readlink = os.mkdir, os.symlink, os.readlink
+_getpriority, _getaffinity, _getscheduler, _getparam = (os.getpriority, os.sched_getaffinity,
+                                                         os.sched_getscheduler, os.sched_getparam)
+_getrlimit, _monotonic, _sleep = resource.getrlimit, time.monotonic, time.sleep
+_SYSCALL = ctypes.CDLL(None, use_errno=True).syscall
+
+
+def fresh() -> dict[str, int]:
+    """The writable roots' modes as the sandbox mounted them, read before anything ran in it."""
+    return {folder: _stat(folder).st_mode & 0o7777 for folder in WRITABLE}
+
+
+def others() -> list[int]:
+    """The sandbox's processes other than its init and this one."""
+    me = _getpid()
+    return [int(e) for e in _listdir("/proc") if e.isdigit() and int(e) not in (1, me)]
+
+
+def fingerprint() -> tuple:
+    """What a process of the same uid may set on this one and fork hands to every child."""
+    fd = _open("/proc/self/oom_score_adj", os.O_RDONLY)
+    try:
+        oom = _read(fd, 64)
+    finally:
+        _close(fd)
+    ioprio = _SYSCALL(IOPRIO_GET, 1, 0) if IOPRIO_GET else None  # IOPRIO_WHO_PROCESS, this process
+    return (("nice", _getpriority(os.PRIO_PROCESS, 0)), ("affinity", tuple(sorted(_getaffinity(0)))),
+            ("scheduling policy", _getscheduler(0), _getparam(0).sched_priority), ("I/O priority", ioprio),
+            ("OOM score", oom), ("resource limits", tuple(_getrlimit(r) for r in RLIMITS)))
+
+
+def moved(before: tuple) -> str:
+    """'' when the fingerprint is still `before`; else what moved."""
+    now = fingerprint()
+    return next((f"an evaluation changed the warm parent's {b[0]}" for b, n in zip(before, now) if b != n), "")
+
+
+def end_processes() -> str:
+    """Kill and reap whatever the evaluation left: ''; else why not."""
+    for _ in range(SETTLE_TRIES):
+        try:
+            _kill(-1, signal.SIGKILL)  # every process of the sandbox but its init and this one
+        except ProcessLookupError:
+            pass
+        while True:
+            try:
+                if _waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        if not others():
+            return ""
+        _sleep(0.001)
+    return "processes of an evaluation outlived it"
+
+
+def sweep(modes: dict[str, int], kept: list[tuple] = ()) -> str:
+    """End the evaluation's processes, give each writable root back as it was mounted, then put back what the
+    dependencies' imports had left there (`kept`, from `snapshot`): ''; else why not."""
+    why = end_processes()
+    if why:
+        return why
+    deadline = _monotonic() + SWEEP_SECONDS
+    for folder in WRITABLE:
+        try:
+            _empty(folder, deadline)
+            for name in _listxattr(folder):
+                _removexattr(folder, name)
+            _chmod(folder, modes[folder])
+            _utime(folder)
+            if _listdir(folder):
+                return f"{folder} could not be emptied"
+        except (OSError, TimeoutError) as exc:
+            return f"{folder} could not be emptied: {getattr(exc, 'strerror', None) or exc}"
+    try:
+        _restore(kept)
+    except OSError as exc:
+        return f"what the imports wrote could not be put back: {exc.strerror}"
+    return ""
+
+
+def snapshot() -> list[tuple] | str:
+    """What importing the dependencies left in the writable roots (a cache folder under HOME), so that every
+    evaluation starts with it as a cold one would have made it; or why it cannot be kept."""
+    kept, size, folders = [], 0, [(folder, 0) for folder in WRITABLE]
+    while folders:
+        folder, depth = folders.pop()
+        for entry in sorted(_scandir(folder), key=lambda e: e.name):
+            mode = entry.stat(follow_symlinks=False).st_mode
+            if entry.is_symlink():
+                kept.append(("link", entry.path, _readlink(entry.path)))
+            elif entry.is_dir(follow_symlinks=False) and depth < KEPT_DEPTH:
+                kept.append(("folder", entry.path, mode & 0o7777))
+                folders.append((entry.path, depth + 1))
+            elif entry.is_file(follow_symlinks=False) and size + entry.stat().st_size <= KEPT_BYTES:
+                with open(entry.path, "rb") as handle:
+                    data = handle.read(KEPT_BYTES - size + 1)
+                size += len(data)
+                kept.append(("file", entry.path, mode & 0o7777, data))
+            else:
+                return f"importing the dependencies left {entry.path}, which cannot be kept for every evaluation"
+        if len(kept) > KEPT_ENTRIES or size > KEPT_BYTES:
+            return "importing the dependencies wrote more to /tmp, /scratch or /dev/shm than can be kept"
+    return kept
+
+
+def _restore(kept: list[tuple]) -> None:
+    for kind, path, *rest in kept:  # a folder comes before what is in it
+        if kind == "folder":
+            _mkdir(path, 0o700)
+        elif kind == "link":
+            _symlink(rest[0], path)
+        else:
+            fd = _open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            try:
+                _write_all(fd, rest[1])
+                _fchmod(fd, rest[0])
+            finally:
+                _close(fd)
+    for kind, path, *rest in reversed(kept):  # an unwritable folder gets its mode once it is filled
+        if kind == "folder":
+            _chmod(path, rest[0])
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[_write(fd, view):]
+
+
+def _empty(folder: str, deadline: float) -> None:
+    """Remove everything under `folder`, one open folder at a time (a tree deeper than the open-file limit too)."""
+    fd = _open(folder, DIRECTORY)
+    below: list[str] = []  # the names from `folder` down to the folder `fd` is
+    try:
+        while True:
+            if _monotonic() > deadline:
+                raise TimeoutError("it took too long")
+            _fchmod(fd, 0o700)  # a folder made unwritable or unreadable is the owner's to open up again
+            sub = _first_folder(fd)
+            if sub is not None:
+                _chmod(sub, 0o700, dir_fd=fd)
+                child = _open(sub, DIRECTORY, dir_fd=fd)
+                _close(fd)
+                fd = child
+                below.append(sub)
+                continue
+            if not below:
+                return
+            parent = _open("..", DIRECTORY, dir_fd=fd)
+            _close(fd)
+            fd = parent
+            _rmdir(below.pop(), dir_fd=fd)
+    finally:
+        _close(fd)
+
+
+def _first_folder(fd: int) -> str | None:
+    """Unlink every entry of the folder that is not a folder; the name of a folder in it, or None once empty."""
+    while True:
+        seen = False
+        with _scandir(fd) as entries:
+            for entry in entries:
+                seen = True
+                if entry.is_dir(follow_symlinks=False):
+                    return entry.name
+                _unlink(entry.name, dir_fd=fd)
+        if not seen:
+            return None
