@@ -14,6 +14,13 @@ def ints_only(value, length):
         isinstance(x, int) and not isinstance(x, bool) for x in value)
 
 
+def probes(payload, run):
+    """The witness `payload` shrinks to under `run`, and every value the shrinker called `run` on."""
+    seen = []
+    result = shrink(payload, lambda v: seen.append(v) or run(v), target_reason=run(payload))
+    return result.witness, seen
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(min_value=1, max_value=1000), st.integers(min_value=2**40, max_value=10**30))
 def test_a_number_far_from_zero_costs_probes_by_its_target_not_its_size(threshold, start):
@@ -264,9 +271,7 @@ def test_a_container_is_not_made_null_where_the_payload_has_no_null(layers, list
     for start, run in ((expression, lambda v: "deep" if (expression_depth(v) or 0) >= deep else None),
                        (lists, lambda v: "long" if isinstance(v, list) and all(isinstance(p, list) for p in v)
                         and sum(map(len, v)) >= width else None)):
-        seen = []
-        shrink(start, lambda v, run=run: seen.append(v) or run(v), target_reason=run(start))
-        assert not any(holds_null(v) for v in seen)
+        assert not any(holds_null(v) for v in probes(start, run)[1])
 
 
 @settings(max_examples=60, deadline=None)
@@ -275,14 +280,8 @@ def test_neighbours_are_not_absorbed_where_the_transfer_was_refuted(values, data
     # three positive numbers that must stay three and keep a sum: a transfer (a zero beside a + b) is
     # refuted, so that pair absorbed into one number (a list of two with the whole sum) is not probed after it
     total = data.draw(st.integers(min_value=3, max_value=sum(values)))
-    seen = []
-
-    def run(v):
-        seen.append(v)
-        return "sum" if ints_only(v, 3) and min(v) > 0 and sum(v) >= total else None
-
-    result = shrink(values, run, target_reason="sum")
-    assert sum(result.witness) >= total
+    witness, seen = probes(values, lambda v: "sum" if ints_only(v, 3) and min(v) > 0 and sum(v) >= total else None)
+    assert sum(witness) >= total
     for x, y in (v for v in seen if ints_only(v, 2) and sum(v) >= total):
         assert not {(0, x, y), (x, 0, y), (x, y, 0)} & {tuple(v) for v in seen[:seen.index([x, y])]}
 
@@ -292,14 +291,9 @@ def test_neighbours_are_not_absorbed_where_the_transfer_was_refuted(values, data
 def test_two_copies_of_a_value_keep_no_sum(threshold, extra):
     # two equal numbers that must stay equal: they move together, and no transfer between them (their sum
     # in one, a zero in the other) is probed
-    seen = []
-
-    def run(v):
-        seen.append(v)
-        return "equal" if ints_only(v, 2) and v[0] == v[1] >= threshold else None
-
-    result = shrink([threshold + extra] * 2, run, target_reason="equal")
-    assert result.witness == [threshold] * 2
+    witness, seen = probes([threshold + extra] * 2,
+                           lambda v: "equal" if ints_only(v, 2) and v[0] == v[1] >= threshold else None)
+    assert witness == [threshold] * 2
     assert [0, 2 * threshold] not in seen and [2 * threshold, 0] not in seen
 
 
@@ -309,21 +303,14 @@ def test_a_pair_of_numbers_is_not_absorbed_into_one(total, data):
     # a list of two numbers that must stay two: their sum alone, [total], is a list of one like both
     # deletions, and is not probed (even where the transfer [0, total] is longer, so never probed)
     first = data.draw(st.integers(min_value=1, max_value=total - 1))
-    seen = []
-
-    def run(v):
-        seen.append(v)
-        return "sum" if ints_only(v, 2) and min(v) > 0 and sum(v) == total else None
-
-    result = shrink([first, total - first], run, target_reason="sum")
-    assert sum(result.witness) == total and [total] not in seen
+    witness, seen = probes([first, total - first], lambda v: "sum" if ints_only(v, 2) and min(v) > 0 and sum(v) == total else None)
+    assert sum(witness) == total and [total] not in seen
 
 
 def deletions_seen(payload, run):
     """The candidates shorter than the start, and the witness."""
-    seen = []
-    result = shrink(payload, lambda v: seen.append(v) or run(v), target_reason=run(payload))
-    return [v for v in seen if isinstance(v, list) and len(v) < len(payload)], result.witness
+    witness, seen = probes(payload, run)
+    return [v for v in seen if isinstance(v, list) and len(v) < len(payload)], witness
 
 
 @settings(max_examples=60, deadline=None)
@@ -369,9 +356,8 @@ def test_a_node_is_replaced_by_a_child_not_a_grandchild(depth, data):
 
     tree = full(depth)
     nodes = 2 ** depth - 1
-    seen = []
-    run = lambda v: seen.append(v) or ("all" if node_count(v) == nodes else None)  # noqa: E731
-    assert node_count(shrink(tree, run, target_reason="all").witness) == nodes
+    witness, seen = probes(tree, lambda v: "all" if node_count(v) == nodes else None)
+    assert node_count(witness) == nodes
     grandchildren = [grand for child in tree[1:] for grand in child[1:] if grand is not None]
     assert tree[1] in seen and not any(grand in seen for grand in grandchildren)
 
@@ -381,8 +367,18 @@ def test_a_node_is_replaced_by_a_child_not_a_grandchild(depth, data):
 def test_a_payload_cut_down_to_a_few_numbers_is_left_to_the_late_deletion(values):
     # five or six distinct numbers, three needed: the first deletion leaves three, whose single deletions
     # are not probed on the numbers of the start but after the values moved
-    seen = []
     three = lambda v: "three" if ints_only(v, len(v)) and len(set(v)) >= 3 else None  # noqa: E731
-    assert shrink(values, lambda v: seen.append(v) or three(v), target_reason="three").witness == [0, 1, 2]
+    witness, seen = probes(values, three)
+    assert witness == [0, 1, 2]
     few = next(v for v in seen if len(v) == 3 and three(v))
     assert not any(few[:i] + few[i + 1:] in seen for i in (1, 2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=10, max_value=10**6), st.integers(min_value=0, max_value=10**12))
+def test_a_pair_is_mirrored_before_it_transfers(threshold, extra):
+    # [x, x + 1] that must differ by one: shifted down to [t, t + 1], it is mirrored to [t, t - 1] before
+    # any transfer is probed, so the transfer of [t, t + 1] ([0, 2t + 1]) never is
+    witness, seen = probes([threshold + extra, threshold + extra + 1],
+                           lambda v: "adjacent" if ints_only(v, 2) and v[0] >= threshold and abs(v[0] - v[1]) == 1 else None)
+    assert witness == [threshold, threshold - 1] and [0, 2 * threshold + 1] not in seen

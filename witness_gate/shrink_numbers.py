@@ -37,8 +37,10 @@ def shrink_equal_values(search: Search) -> bool:
 
 def shift_pairs(search: Search) -> bool:
     """For neighbouring integers (in document order, across containers), drive the one nearer zero
-    toward zero while the other keeps their difference (shift) or their sum (transfer); then try the
-    farther one mirrored across the nearer (the distance kept, its sign flipped).
+    toward zero while the other keeps their difference (shift); then try the farther one mirrored
+    across the nearer (the distance kept, its sign flipped); then the one nearer zero toward zero while
+    the other keeps their sum (transfer). The mirror comes before the transfer: `[10, 11]` that must
+    differ by one becomes `[10, 9]` before the transfer has probed `[0, 21]` and `[9, 12]` in vain.
 
     `[2147483647, 2147483646]` that must differ by one becomes `[10, 9]` in one search; a sum split over
     two lists (`[[-18664], [-14105]]`) becomes `[[-32768], [-1]]`. Not the sum of two copies of one
@@ -55,9 +57,11 @@ def shift_pairs(search: Search) -> bool:
         if a != 0:
             changed |= _in_step(search, p, a, q, b, keep="difference")
             a, b = get_node(search.current, p), get_node(search.current, q)
-            changed |= a != 0 and a != b and _in_step(search, p, a, q, b, keep="sum")
-            a, b = get_node(search.current, p), get_node(search.current, q)
         changed |= abs(2 * a - b) < abs(b) and search.consider(set_node(search.current, q, 2 * a - b))
+        (p, a), (q, b) = sorted(((p, get_node(search.current, p)), (q, get_node(search.current, q))),
+                                key=lambda leaf: abs(leaf[1]))
+        if a != 0 and a != b:
+            changed |= _in_step(search, p, a, q, b, keep="sum")
         index += 1
 
 
