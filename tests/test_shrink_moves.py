@@ -382,3 +382,12 @@ def test_a_pair_is_mirrored_before_it_transfers(threshold, extra):
     witness, seen = probes([threshold + extra, threshold + extra + 1],
                            lambda v: "adjacent" if ints_only(v, 2) and v[0] >= threshold and abs(v[0] - v[1]) == 1 else None)
     assert witness == [threshold, threshold - 1] and [0, 2 * threshold + 1] not in seen
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=1, max_value=10**6), st.integers(min_value=4, max_value=10**9))
+def test_a_number_that_just_lost_its_sign_is_not_probed_one_step_down(threshold, times):
+    # -x turned x has just moved, so the step down that tells a stuck number (x - 1) is not probed
+    start = -threshold * times
+    witness, seen = probes(start, lambda v: "big" if isinstance(v, int) and abs(v) >= threshold else None)
+    assert witness == threshold and -start in seen and -start - 1 not in seen

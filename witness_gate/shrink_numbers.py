@@ -10,12 +10,13 @@ from witness_gate.shrink_tree import Path, find_smallest, get_node, int_leaves, 
 
 
 def smaller_int(search: Search, path: Path, number: int) -> bool:
-    """The positive twin of a negative number, then the smallest magnitude that still fails."""
+    """The positive twin of a negative number, then the smallest magnitude that still fails (once the
+    twin is taken, without the step down that tells a number stuck where it is: it has just moved)."""
     changed = False
     if number < 0 and search.consider(set_node(search.current, path, -number)):
         number, changed = -number, True
     sign = 1 if number > 0 else -1
-    return _toward_zero(search, abs(number), lambda m: {path: sign * m}) or changed
+    return _toward_zero(search, abs(number), lambda m: {path: sign * m}, step=not changed) or changed
 
 
 def shrink_equal_values(search: Search) -> bool:
@@ -101,7 +102,8 @@ def _in_step(search: Search, p: Path, a: int, q: Path, b: int, *, keep: str) -> 
     return search.smaller(set_nodes(search.current, moved(nearest))) and _toward_zero(search, abs(a), moved)
 
 
-def _toward_zero(search: Search, magnitude: int, changes: Callable[[int], dict[Path, int]]) -> bool:
+def _toward_zero(search: Search, magnitude: int, changes: Callable[[int], dict[Path, int]], *,
+                 step: bool = True) -> bool:
     """Commit the smallest magnitude m < `magnitude` whose changes still fail, if any.
 
     The search steers by the failure alone: when one number grows as the other shrinks, the
@@ -111,5 +113,5 @@ def _toward_zero(search: Search, magnitude: int, changes: Callable[[int], dict[P
     def fails(m: int) -> bool:
         return search.fails(set_nodes(search.current, changes(m)))
 
-    best = find_smallest(fails, magnitude)
+    best = find_smallest(fails, magnitude, step=step)
     return best < magnitude and search.consider(set_nodes(search.current, changes(best)))

@@ -96,20 +96,21 @@ def find_largest(holds: Callable[[int], bool], limit: int) -> int:
     return _split(lo, min(hi, limit + 1), holds)[0]
 
 
-def find_smallest(holds: Callable[[int], bool], limit: int) -> int:
+def find_smallest(holds: Callable[[int], bool], limit: int, *, step: bool = True) -> int:
     """Smallest k in [0, limit] with holds(k), taking holds(limit) as given (bisection presumes that
     holds is monotone; every probe is still checked by the caller's door).
 
     Zero first, then one step down from the limit: a number that cannot move at all is given up
     after two probes. Then small targets up from zero (1, 2, 4, ...) and bisection between the last
     that did not hold and the first that did: a number far from zero whose failure needs only a
-    small value costs a few probes, not a walk down from where it started.
+    small value costs a few probes, not a walk down from where it started. Without `step` (a number
+    that has just moved, such as a negative one turned positive) the step down is not probed.
     """
     if limit == 0 or holds(0):
         return 0
-    if limit > 1 and not holds(limit - 1):
+    if step and limit > 1 and not holds(limit - 1):
         return limit
-    top = limit - 1 if limit > 1 else limit  # the smallest known to hold
+    top = limit - 1 if step and limit > 1 else limit  # the smallest known to hold
     below, target = 0, 1
     while target < top and not holds(target):
         below, target = target, target * 2
