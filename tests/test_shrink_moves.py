@@ -287,17 +287,6 @@ def test_neighbours_are_not_absorbed_where_the_transfer_was_refuted(values, data
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(min_value=10, max_value=10**6), st.integers(min_value=0, max_value=10**12))
-def test_two_copies_of_a_value_keep_no_sum(threshold, extra):
-    # two equal numbers that must stay equal: they move together, and no transfer between them (their sum
-    # in one, a zero in the other) is probed
-    witness, seen = probes([threshold + extra] * 2,
-                           lambda v: "equal" if ints_only(v, 2) and v[0] == v[1] >= threshold else None)
-    assert witness == [threshold] * 2
-    assert [0, 2 * threshold] not in seen and [2 * threshold, 0] not in seen
-
-
-@settings(max_examples=60, deadline=None)
 @given(st.integers(min_value=3, max_value=10**9), st.data())
 def test_a_pair_of_numbers_is_not_absorbed_into_one(total, data):
     # a list of two numbers that must stay two: their sum alone, [total], is a list of one like both
