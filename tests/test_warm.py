@@ -255,3 +255,25 @@ def test_a_warm_evaluation_runs_the_repository_code_the_cold_one_runs(checkout):
         assert [warm({}).outcome, warm({}).outcome, cold({}).outcome] == ["pass"] * 3
     finally:
         warm.close()
+
+
+def test_a_finder_a_dependency_made_for_the_repository_is_not_inherited(tmp_path):
+    # a dependency that lists the repository's modules (pkgutil) leaves a plain finder for src/ in the
+    # parent's cache; each evaluation must still load the repository's code from source through its own hook
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "shop.py").write_text("NAME = 'shop'\n")
+    (root / "p.py").write_text("import lister\n\ndef prop(p):\n    import shop\n"
+                               "    return type(shop.__loader__).__name__ == 'SourceOnlyLoader' or "
+                               "'loaded-by:' + type(shop.__loader__).__name__\n")
+    env = tmp_path / "env"
+    env.mkdir()
+    (env / "lister.py").write_text("import os, pkgutil\n\nFOUND = [m.name for m in pkgutil.iter_modules("
+                                   "[os.path.join(os.getcwd(), 'src')])]\n")
+    runner = PropertyRunner(stage_directory(root), "p.py::prop", "1", Sandbox("bwrap"), timeout_seconds=10,
+                            environment=stage_directory(env), warm=True, parallel=1)
+    try:
+        assert [(r.outcome, r.reason) for r in (runner({}), runner({}))] == [("pass", None)] * 2
+        assert runner.note == ""
+    finally:
+        runner.close()

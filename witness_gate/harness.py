@@ -151,7 +151,9 @@ def arrange_path(root: str, environment: str) -> list[str]:
                      len(sys.path))
     sys.path[installed:installed] = [p for p in (root, os.path.join(root, "src")) if os.path.isdir(p)]
     sys.path_hooks.insert(0, _repository_hook(root))
-    sys.path_importer_cache.clear()
+    # finders already made (the interpreter's start; a warm parent's imports) are kept, none for the repository
+    for path in [p for p in sys.path_importer_cache if not os.path.isabs(p) or p == root or p.startswith(root + os.sep)]:
+        del sys.path_importer_cache[path]
     skipped = []
     if environment and os.path.isdir(environment):
         sys.path.append(environment)

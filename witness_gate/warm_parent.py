@@ -88,7 +88,9 @@ def warm_imports(names: list[str], root: str, environment: str, follow_pth, gate
             except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
                 pass
     sys.path[:] = saved
-    sys.path_importer_cache.clear()
+    for path in list(sys.path_importer_cache):  # a finder a dependency made for a folder of the repository
+        if (os.path.realpath(path) + os.sep).startswith(real_root):
+            del sys.path_importer_cache[path]
     for name in sorted(set(sys.modules) - before):
         where = os.path.realpath(getattr(sys.modules[name], "__file__", None) or "/")
         if name.split(".")[0] in shadowed or where.startswith(real_root):
