@@ -221,7 +221,7 @@ def test_a_link_out_of_the_checkout_is_never_read_by_the_host(tmp_path):
 
 
 def test_a_compiled_file_is_used_only_for_the_very_bytes_it_was_compiled_from(tmp_path, monkeypatch):
-    from witness_gate import harness
+    from witness_gate import harness_imports as harness
 
     module = tmp_path / "m.py"
     module.write_text("WHICH = 'compiled by the parent'\n")
@@ -236,7 +236,7 @@ def test_a_compiled_file_is_used_only_for_the_very_bytes_it_was_compiled_from(tm
 
 
 def test_a_file_that_does_not_compile_is_left_to_each_evaluation(tmp_path, monkeypatch):
-    from witness_gate import harness
+    from witness_gate import harness_imports as harness
 
     (tmp_path / "bad.py").write_text("def broken(:\n")
     (tmp_path / "big.py").write_text("x = 1\n" * (harness.MAX_COMPILED_BYTES // 6 + 1))

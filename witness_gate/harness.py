@@ -17,7 +17,6 @@ is the repository root.
 from __future__ import annotations
 
 import functools
-import importlib.machinery
 import importlib.util
 import json
 import os
@@ -30,6 +29,22 @@ MAX_REASON = 200
 VERDICT_MARK = "witness-verdict"
 GATE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # holds this package's staged copy
 WITNESS_SETTINGS = ("WITNESS_PROPERTY", "WITNESS_FIXTURE", "WITNESS_SEED", "WITNESS_ENV")
+
+
+def _beside(name: str):
+    """A module of this folder by its path, for the sandbox, where the gate's copy is not on sys.path yet."""
+    spec = importlib.util.spec_from_file_location(f"_witness_{name}", os.path.join(GATE, "witness_gate", f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+if __name__ == "__main__":
+    _imports = _beside("harness_imports")
+else:
+    from witness_gate import harness_imports as _imports
+arrange_path, _follow_pth, _load, precompile = (_imports.arrange_path, _imports._follow_pth, _imports._load,
+                                                _imports.precompile)
 
 
 def clean_reason(text: str) -> str:
@@ -99,103 +114,6 @@ def verdict_of(returned: object, usable=usable_reason, clean=clean_reason) -> tu
         f"the property returned {type(returned).__name__} {clean(repr(returned))[:60]}; return True or "
         "None to pass, False or a short reason string to fail"
     )
-
-
-COMPILED: dict[str, tuple[bytes, object]] = {}  # path -> (source, code): what a warm parent compiled
-MAX_COMPILED_BYTES = 1 << 20
-
-
-class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
-    """Compiles the source every time: bytecode beside or under the checkout is never read."""
-
-    def get_code(self, fullname):
-        data = self.get_data(self.path)
-        known = COMPILED.get(self.path)
-        if known is not None and known[0] == data:
-            return known[1]  # the warm parent compiled these very bytes: the code a compile now would give
-        return self.source_to_code(data, self.path)
-
-
-def precompile(path: str) -> None:
-    """In a warm parent: compile (never run) one repository file as SourceOnlyLoader would, for its children."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_COMPILED_BYTES + 1)
-        if len(data) <= MAX_COMPILED_BYTES:
-            COMPILED[path] = (data, SourceOnlyLoader("-", path).source_to_code(data, path))
-    except Exception:  # noqa: BLE001 - each evaluation compiles it itself and meets the same problem
-        pass
-
-
-def _repository_hook(root: str):
-    """Directories inside the repository import source files only: no .pyc, no extension module."""
-    finder = importlib.machinery.FileFinder.path_hook((SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES))
-    root = os.path.realpath(root)
-
-    def hook(path: str):
-        real = os.path.realpath(path or ".")
-        if real == root or real.startswith(root + os.sep):
-            return finder(path)
-        raise ImportError("outside the repository")
-
-    return hook
-
-
-def arrange_path(root: str, environment: str) -> list[str]:
-    """The gate first, then the standard library, the repository, installed packages, the set-up's output.
-
-    Returns the lines of the environment's .pth files that were not followed (code lines never run).
-    """
-    sys.path.insert(0, GATE)
-    installed = next((i for i, p in enumerate(sys.path) if p.endswith(("site-packages", "dist-packages"))),
-                     len(sys.path))
-    sys.path[installed:installed] = [p for p in (root, os.path.join(root, "src")) if os.path.isdir(p)]
-    sys.path_hooks.insert(0, _repository_hook(root))
-    # finders already made (the interpreter's start; a warm parent's imports) are kept, none for the repository
-    for path in [p for p in sys.path_importer_cache if not os.path.isabs(p) or p == root or p.startswith(root + os.sep)]:
-        del sys.path_importer_cache[path]
-    skipped = []
-    if environment and os.path.isdir(environment):
-        sys.path.append(environment)
-        for name in sorted(os.listdir(environment)):
-            if name.endswith(".pth"):
-                skipped += _follow_pth(os.path.join(environment, name), environment)
-    return skipped
-
-
-def _follow_pth(path: str, base: str) -> list[str]:
-    """Directories a .pth names join sys.path; its `import` lines, which site would run, do not run."""
-    skipped = []
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except (OSError, UnicodeDecodeError):
-        return [f"{os.path.basename(path)}: unreadable"]
-    for line in lines:
-        line = line.rstrip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith(("import ", "import\t")):
-            skipped.append(f"{os.path.basename(path)}: {line[:80]}")
-            continue
-        folder = os.path.abspath(os.path.join(base, line))
-        if os.path.isdir(folder) and folder not in sys.path:
-            sys.path.append(folder)
-    return skipped
-
-
-def _load(relpath: str, function: str):
-    name = "witness_property_" + relpath.replace("/", "_").removesuffix(".py")
-    spec = importlib.util.spec_from_file_location(name, relpath, loader=SourceOnlyLoader(name, relpath))
-    if spec is None or spec.loader is None:
-        raise ImportError(f"{relpath} is not a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    prop = getattr(module, function, None)
-    if not callable(prop):
-        raise AttributeError(f"{relpath} has no function {function}")
-    return prop
 
 
 def read_key(read=os.read, open_=os.open, dup2=os.dup2, close=os.close) -> str:
@@ -348,10 +266,7 @@ def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame
 
 def warm_main() -> None:
     """`--warm`: one interpreter per series forks each evaluation (witness_gate/warm_parent.py, loaded by path)."""
-    where = os.path.join(GATE, "witness_gate", "warm_parent.py")
-    spec = importlib.util.spec_from_file_location("_witness_warm_parent", where)
-    module = importlib.util.module_from_spec(spec)  # not in sys.modules: an evaluation finds nothing of it there
-    spec.loader.exec_module(module)
+    module = _beside("warm_parent")  # not in sys.modules: an evaluation finds nothing of it there
     settings = {name: os.environ.get(name, "") for name in WITNESS_SETTINGS}  # before any dependency runs
     module.serve(functools.partial(main, settings=settings), _follow_pth, GATE, precompile)
 

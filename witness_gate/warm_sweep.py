@@ -1,4 +1,4 @@
-"""Between two evaluations of a warm series, inside the sandbox: nothing of one reaches the next (standard library only).
+"""Between two evaluations of a warm series, in the sandbox: nothing of one reaches the next (standard library only).
 
 warm_parent.py loads this file by path before it imports any dependency, so every function used here is
 bound before a dependency's code runs: one that later replaces `os.listdir` does not blind the sweep. It
