@@ -179,7 +179,9 @@ def replays(checkout: Path, selector: str, witness, runs: int) -> dict[str, tupl
         walls = []
         for parallel in (1, cores):
             evaluate = runner(checkout, selector, start, parallel=parallel)
-            evaluate(witness)  # a warm parent is started before the clock starts, as a shrink leaves it
+            evaluate(witness)  # the series as a shrink leaves it: its warm parent, and the spares a failure starts
+            for spare in getattr(getattr(evaluate, "_series", None), "_spares", []):
+                spare.join()
             began = time.perf_counter()
             replay_frozen(witness, witness, "-", evaluate, policy)
             walls.append(time.perf_counter() - began)

@@ -277,3 +277,28 @@ def test_a_finder_a_dependency_made_for_the_repository_is_not_inherited(tmp_path
         assert runner.note == ""
     finally:
         runner.close()
+
+
+def test_a_failure_starts_a_spare_parent_so_its_replays_run_at_once(checkout):
+    runner = series(checkout, "prop_imported_here", parallel=2)
+    try:
+        first = runner({})
+        assert first.outcome == "fail"  # prop_imported_here fails, with its reason: replays will follow
+        for thread in runner._series._spares:
+            thread.join(30)
+        assert len(runner._series._idle) == 2 and runner.note == ""
+        from witness_gate.attempt import replay_series
+
+        rows = replay_series({}, runner, 4, "replay", lambda *_: None)
+        assert [r.reason for r in rows] == ["imported-before"] * 4
+    finally:
+        runner.close()
+    assert runner._series._idle == [] and runner._series._parents == 0
+
+
+def test_a_series_closed_while_its_spare_starts_leaves_no_parent_behind(checkout):
+    runner = series(checkout, "prop_imported_here", parallel=2)
+    runner({})
+    runner.close()  # at once: the spare is still starting
+    assert runner._series._idle == [] and runner._series._parents == 0
+    assert all(not t.is_alive() for t in runner._series._spares)

@@ -160,7 +160,12 @@ class PropertyRunner:
             return parent.run(key, cpu, self.timeout_seconds, self.limits.output_bytes)
 
         done = self._series.run(job)
-        return None if done is None else _verdict(done, key)
+        if done is None:
+            return None
+        row = _verdict(done, key)
+        if row.outcome == "fail" and self.parallel > 1:
+            self._series.spare(self.parallel - 1)  # a failure is shrunk and then replayed, at once
+        return row
 
     def _start_warm(self) -> WarmParent | str:
         inbox = self.sandbox.make_scratch()

@@ -153,14 +153,45 @@ class WarmSeries:
     """Warm parents for one runner; `note` says why the series runs cold, once it does.
 
     Evaluations running at once share the parents: another parent is started only while evaluations take
-    longer than starting a parent took, so a quick property waits for a parent instead of paying its imports.
+    longer than starting a parent took, so a quick property waits for a parent instead of paying its imports,
+    or ahead of time (`spare`) once a failure says replays will follow.
     """
 
     def __init__(self, start: Callable[[], WarmParent | str]) -> None:
         self._start, self._idle, self._ready = start, [], threading.Condition()
         self._parents = 0  # started and not yet ended
         self._start_seconds = self._eval_seconds = 0.0  # the first start's cost, the latest evaluation's
+        self._spared = self._closed = False
+        self._spares: list[threading.Thread] = []
         self.note = ""
+
+    def spare(self, count: int) -> None:
+        """Start `count` more parents in the background, once: replays of a witness will want them at once,
+        and while the shrink runs their start costs an idle core, not the replays' time."""
+        with self._ready:
+            if self._spared or self.note or self._closed or count < 1:
+                return
+            self._spared = True
+            self._parents += count
+        for _ in range(count):
+            self._spares.append(threading.Thread(target=self._start_spare, name="witness-warm-spare", daemon=True))
+            self._spares[-1].start()
+
+    def _start_spare(self) -> None:
+        try:
+            parent = self._start()
+        except Exception:  # noqa: BLE001 - a spare that cannot start is only a spare: the series goes on
+            parent = ""
+        if isinstance(parent, str):
+            self._ended("")
+            return
+        with self._ready:
+            if not self._closed:
+                self._idle.append(parent)
+                self._ready.notify()
+                return
+            self._parents -= 1
+        parent.close()
 
     def _take(self) -> WarmParent | str | None:
         """An idle parent; None when the caller should start one; "cold" once the series has gone cold."""
@@ -215,6 +246,11 @@ class WarmSeries:
             self._ready.notify_all()
 
     def close(self) -> None:
+        with self._ready:
+            self._closed = True
+        for thread in self._spares:  # a spare still starting ends itself; nothing of the series outlives close
+            if thread is not threading.current_thread():
+                thread.join()
         with self._ready:
             parents, self._idle = self._idle, []
             self._parents -= len(parents)
