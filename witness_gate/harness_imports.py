@@ -13,8 +13,10 @@ import sys
 
 GATE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # holds this package's staged copy
 
-COMPILED: dict[str, tuple[bytes, object]] = {}  # path -> (source, code): what a warm parent compiled
-MAX_COMPILED_BYTES = 1 << 20
+COMPILED: dict[str, tuple[bytes, object, tuple]] = {}  # path -> (source, code, its compile's conditions)
+MAX_COMPILED_BYTES = 256 << 10  # a file: a larger one's compile leaves more garbage than it saves
+MAX_COMPILED_TOTAL = 4 << 20  # in all: every evaluation forked from the warm parent carries them
+HEADROOM = 64  # frames a cached file's compile may need: deeper than that, or than the caller has, compiles anew
 
 
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
@@ -23,18 +25,47 @@ class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     def get_code(self, fullname):
         data = self.get_data(self.path)
         known = COMPILED.get(self.path)
-        if known is not None and known[0] == data:
-            return known[1]  # the warm parent compiled these very bytes: the code a compile now would give
+        if known is not None and known[0] == data and known[2] == _conditions() and _headroom() > HEADROOM:
+            sys.audit("compile", data, self.path)  # what compile() raises: an audit hook sees or refuses it
+            return known[1]  # the warm parent compiled these very bytes as a compile now would
         return self.source_to_code(data, self.path)
 
 
+def _conditions() -> tuple:
+    """What a compile depends on besides the bytes and the stack (the warnings filters: see precompile)."""
+    return sys.getrecursionlimit(), sys.get_int_max_str_digits(), sys.flags.optimize
+
+
+def _headroom() -> int:
+    """Frames left before the recursion limit (3.11 counts each Python frame, and compile starts from there)."""
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    return sys.getrecursionlimit() - depth
+
+
 def precompile(path: str) -> None:
-    """In a warm parent: compile (never run) one repository file as SourceOnlyLoader would, for its children."""
+    """In a warm parent: compile (never run) one repository file as SourceOnlyLoader would, for its children.
+
+    Kept only when it compiles without a warning (so no warnings filter an evaluation sets could have made
+    it fail), within HEADROOM frames, and within MAX_COMPILED_TOTAL in all."""
+    import warnings
+
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_COMPILED_BYTES + 1)
-        if len(data) <= MAX_COMPILED_BYTES:
-            COMPILED[path] = (data, SourceOnlyLoader("-", path).source_to_code(data, path))
+        if len(data) > MAX_COMPILED_BYTES or sum(len(k[0]) for k in COMPILED.values()) + len(data) > MAX_COMPILED_TOTAL:
+            return
+        limit = sys.getrecursionlimit()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sys.setrecursionlimit(limit - _headroom() + HEADROOM)  # as deep a stack as a cached use allows
+            try:
+                code = SourceOnlyLoader("-", path).source_to_code(data, path)
+            finally:
+                sys.setrecursionlimit(limit)
+        if not caught:
+            COMPILED[path] = (data, code, _conditions())
     except Exception:  # noqa: BLE001 - each evaluation compiles it itself and meets the same problem
         pass
 

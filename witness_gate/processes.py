@@ -144,7 +144,9 @@ def become_subreaper() -> bool:
 
 
 def _children() -> list[int]:
-    me = str(os.getpid())
+    """Children in a session other than ours: what spawn started (each in a session of its own) and what
+    came back to us from it. A child in our own session (git, run by another thread) is never a leftover."""
+    me, session = str(os.getpid()), str(os.getsid(0))
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -155,7 +157,8 @@ def _children() -> list[int]:
         except OSError:
             continue
         # the command name may hold spaces and parentheses: fields resume after the last ')'
-        if stat[stat.rfind(")") + 2 :].split()[1] == me:
+        fields = stat[stat.rfind(")") + 2 :].split()  # state, ppid, pgrp, session, ...
+        if fields[1] == me and fields[3] != session:
             found.append(int(entry))
     return found
 

@@ -20,7 +20,7 @@ import resource
 import socket
 import sys
 
-PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
 
 _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once in the parent, not in every child
 # fork(2) itself, holding the interpreter lock: no os.register_at_fork hook a dependency registered runs,
@@ -71,7 +71,7 @@ def warm_imports(names: list[str], root: str, environment: str, follow_pth, gate
     standard library, installed packages, then the set-up's environment and the folders its .pth files name.
     """
     saved = list(sys.path)
-    before = set(sys.modules)
+    before, held = set(sys.modules), set(_listdir("/proc/self/fd"))
     sys.path.insert(0, gate)
     if environment and os.path.isdir(environment):
         sys.path.append(environment)
@@ -97,6 +97,8 @@ def warm_imports(names: list[str], root: str, environment: str, follow_pth, gate
             return f"the set-up environment imports {name}, which the repository also provides"
     if len(_listdir("/proc/self/task")) != 1:
         return "importing the dependencies started a thread"
+    if set(_listdir("/proc/self/fd")) - held:  # each evaluation closes every descriptor but its three
+        return "importing the dependencies opened a file it keeps"
     if SWEEP.others():
         return "importing the dependencies started a process"
     with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
@@ -112,6 +114,7 @@ def _become_the_harness(fds: list[int], cpu: int) -> None:
         os.dup2(fd, target)
     os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     os.setsid()
+    _prctl(PR_SET_PDEATHSIG, 9)  # as bubblewrap's --die-with-parent leaves a cold harness
     _prctl(PR_SET_DUMPABLE, 1)
     _prctl(PR_SET_CHILD_SUBREAPER, 0)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))  # counted from this fork, as from a fresh process
@@ -136,6 +139,7 @@ def serve(main, follow_pth, gate: str, precompile) -> None:
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
     why = warm_imports(names, os.getcwd(), os.environ.get("WITNESS_ENV", ""), follow_pth, gate)
     compile_reached(files, os.getcwd(), precompile)
+    _LIBC.malloc_trim(0)  # what compiling took and gave back leaves the address space every child inherits
     # what the imports wrote (a cache under HOME) is kept and put back before every evaluation, the first too
     kept = SWEEP.snapshot() if not why else []
     why = why or (kept if isinstance(kept, str) else SWEEP.sweep(modes, kept))
