@@ -5,7 +5,7 @@
 The attempt is the example's regression (40 orders, shrunk to one line) run through the whole
 pipeline: first run, shrink, replays, signatures, the three tables. Its wall time is compared with
 the sum of the wall times of the evaluations it made (the gate's own overhead is the rest), and
-with the same payloads evaluated in-process, in a plain subprocess and under bubblewrap.
+with the same payloads evaluated in-process, in a plain subprocess and under bubblewrap, started cold and warm.
 
 Side by side in the same run (bench/attempt_costs.py): the overhead per evaluation beyond the
 property's own time, cold and warm; a property whose dependency (a module on the set-up's
@@ -82,15 +82,18 @@ def main() -> int:
     checkout = example_checkout()
     payload = json.loads((checkout / "tests/fixtures/orders.json").read_text())
     policy = Policy(runs=12, min_reruns=3, max_steps=64, timeout_seconds=20)
-    modes = ["none"] + ([] if bwrap_works() else ["bwrap"])  # bwrap_works() says why not, or ""
+    # (name, sandbox, warm start): a plain subprocess and bubblewrap started cold, then bubblewrap's default
+    modes = [("none", "none", False)] + ([] if bwrap_works() else [("bwrap", "bwrap", False),
+                                                                   ("bwrap_warm", "bwrap", True)])
     prop = in_process(checkout)
 
     print(f"{'runner':<10} {'attempt s':>10} {'evals':>6} {'eval sum s':>11} {'overhead':>9} {'per eval ms':>12}")
     figures = {}
-    for mode in modes:
+    for mode, sandbox, warm in modes:
         walls, sums, counts, per_eval = [], [], [], []
         for _ in range(repeats):
-            recording = Recording(PropertyRunner(checkout, SELECTOR, "17", Sandbox(mode), timeout_seconds=20))
+            recording = Recording(PropertyRunner(checkout, SELECTOR, "17", Sandbox(sandbox), timeout_seconds=20,
+                                                 warm=warm))
             started = time.perf_counter()
             evidence = run_attempt(payload, recording, policy)
             binding = Binding("p" * 64, SELECTOR, "prop_order_total_non_negative", Contract("n", "i", "d"),
@@ -98,6 +101,7 @@ def main() -> int:
             verdict = decide_property(binding, evidence, Split(True, False), policy, expires_in_hours=24,
                                       now=datetime.now(timezone.utc))
             walls.append(time.perf_counter() - started)
+            recording.evaluate.close()
             sums.append(sum(recording.seconds))
             counts.append(len(recording.seconds))
             per_eval.append(statistics.median(recording.seconds))
