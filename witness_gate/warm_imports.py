@@ -12,7 +12,7 @@ import ast
 from pathlib import Path
 
 MAX_FILES = 500  # a property reaching more of the repository than this warms what was read so far
-MAX_BYTES = 1 << 20  # a larger file is neither read here nor compiled by the warm parent
+MAX_BYTES = 256 << 10  # a larger file is neither read here nor compiled by the warm parent (harness_imports)
 NEVER = frozenset({"__future__", "__main__"})  # witness_gate is warmed from the harness copy, first on sys.path
 
 
