@@ -268,7 +268,7 @@ def warm_main() -> None:
     """`--warm`: one interpreter per series forks each evaluation (witness_gate/warm_parent.py, loaded by path)."""
     module = _beside("warm_parent")  # not in sys.modules: an evaluation finds nothing of it there
     settings = {name: os.environ.get(name, "") for name in WITNESS_SETTINGS}  # before any dependency runs
-    module.serve(functools.partial(main, settings=settings), _follow_pth, GATE, precompile)
+    module.serve(functools.partial(main, settings=settings), _follow_pth, GATE, precompile, _beside("warm_sweep"))
 
 
 if __name__ == "__main__":

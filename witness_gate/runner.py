@@ -117,9 +117,8 @@ class PropertyRunner:
             "WITNESS_FIXTURE": self.sandbox.scratch_path(scratch, "fixture.json"),
             "WITNESS_SEED": self.seed,
         }
-        mounts: tuple[Mount, ...] = ()
-        if self.environment is not None:
-            mounts = (Mount(self.environment, ENV_MOUNT),)
+        mounts = self._mounts()
+        if mounts:
             seen = self.sandbox.seen(mounts[0])
             env.update(WITNESS_ENV=seen, PATH=f"{seen}/bin:{env['PATH']}")
             # the harness puts it on sys.path itself, after the standard library and the repository; on
@@ -130,6 +129,10 @@ class PropertyRunner:
             return env, mounts, "", list(self.command)
         # told on stdin only: no file or argv names it
         return env, mounts, f"witness-verdict-{secrets.token_hex(16)}", self.sandbox.harness_argv()
+
+    def _mounts(self) -> tuple[Mount, ...]:
+        """The set-up's environment, read-only at /env, when there is one."""
+        return (Mount(self.environment, ENV_MOUNT),) if self.environment is not None else ()
 
     def _settle(self, scratch: Path, mounts: tuple[Mount, ...]) -> None:
         for tree in (self.repo, stage_root() / "gate", scratch, *(m.source for m in mounts)):
@@ -156,7 +159,7 @@ class PropertyRunner:
 
         def job(parent: WarmParent) -> Finished | None:
             _overwrite(parent.inbox / "fixture.json", canonical_bytes(payload))
-            self._settle(parent.inbox, self._plan(parent.inbox)[1])
+            self._settle(parent.inbox, self._mounts())
             return parent.run(key, cpu, self.timeout_seconds, self.limits.output_bytes)
 
         done = self._series.run(job)

@@ -1,19 +1,19 @@
 """The warm parent, inside the sandbox: one interpreter per series that forks each evaluation (standard library only).
 
 Started as `python -P -s -B <gate>/witness_gate/harness.py --warm`, with the evaluation's own environment
-plus WITNESS_WARM_FD (a SOCK_SEQPACKET socket to the gate) and WITNESS_WARM_IMPORTS (the modules to import
-now, none of them the repository's). It imports those from the standard library and the set-up's
-environment with the repository off sys.path, says `ready` (or `cold <why>`), then for each request — the
-evaluation's stdin, stdout and stderr as descriptors — forks one child that becomes the harness exactly as
-a cold start runs it, waits for it, kills every process left in the sandbox, empties /tmp, /scratch and
-/dev/shm, and answers `done <wait status>`. It never reads a verdict key: each arrives on its child's stdin.
+plus WITNESS_WARM_FD (a SOCK_SEQPACKET socket to the gate), WITNESS_WARM_IMPORTS (the modules to import
+now, none of them the repository's) and WITNESS_WARM_COMPILE (the repository files to compile, never run).
+It imports those from the standard library and the set-up's environment with the repository off sys.path,
+says `ready` (or `cold <why>`), then for each request — the evaluation's stdin, stdout and stderr as
+descriptors — forks one child that becomes the harness exactly as a cold start runs it, waits for it, has
+warm_sweep.py put the sandbox back as the next evaluation must find it, and answers `done <wait status>`
+(or `broken <wait status> <why>`). It never reads a verdict key: each arrives on its child's stdin.
 """
 
 from __future__ import annotations
 
 import ctypes
 import importlib
-import importlib.util
 import json
 import os
 import resource
@@ -28,17 +28,11 @@ _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once in the parent, not in e
 _RAW_FORK = ctypes.PyDLL(None, use_errno=True).fork
 
 
-def _load_sweep():
-    """witness_gate/warm_sweep.py beside this file, by path and before any dependency (not in sys.modules)."""
-    spec = importlib.util.spec_from_file_location("_witness_warm_sweep",
-                                                  os.path.join(os.path.dirname(__file__), "warm_sweep.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SWEEP = _load_sweep()
-_listdir, _recv_fds, _waitpid, _close = os.listdir, socket.recv_fds, os.waitpid, os.close
+SWEEP = None  # witness_gate/warm_sweep.py, given to serve() by the harness, loaded by path before any import
+# what the parent and each child call once dependencies have been imported is bound now, before they are
+_listdir, _recv_fds, _waitpid, _close, _loads = os.listdir, socket.recv_fds, os.waitpid, os.close, json.loads
+_dup2, _closerange, _setsid, _setrlimit, _getrlimit = (os.dup2, os.closerange, os.setsid, resource.setrlimit,
+                                                       resource.getrlimit)
 
 
 def _fork() -> int:
@@ -111,34 +105,37 @@ def warm_imports(names: list[str], root: str, environment: str, follow_pth, gate
 def _become_the_harness(fds: list[int], cpu: int) -> None:
     """In the child: the descriptors, session, limits and argv of a cold start; nothing of the parent's channel."""
     for target, fd in enumerate(fds):
-        os.dup2(fd, target)
-    os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
-    os.setsid()
+        _dup2(fd, target)
+    _closerange(3, _getrlimit(resource.RLIMIT_NOFILE)[0])
+    _setsid()
     _prctl(PR_SET_PDEATHSIG, 9)  # as bubblewrap's --die-with-parent leaves a cold harness
     _prctl(PR_SET_DUMPABLE, 1)
     _prctl(PR_SET_CHILD_SUBREAPER, 0)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))  # counted from this fork, as from a fresh process
+    _setrlimit(resource.RLIMIT_CPU, (cpu, cpu))  # counted from this fork, as from a fresh process
     sys.argv[1:] = []
     sys.orig_argv[:] = [a for a in sys.orig_argv if a != "--warm"]
 
 
-def compile_reached(files: list[str], root: str, precompile) -> None:
-    """Compile the repository files the property reaches under the names its evaluations' loaders use."""
-    prop = os.environ.get("WITNESS_PROPERTY", "").partition("::")[0]
+def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
+    """Compile the repository files the property (`prop`, its relpath) reaches under the names its
+    evaluations' loaders use: the property's own as given, the rest by their path in the checkout."""
     for number, relpath in enumerate(files):
         precompile(prop if number == 0 else os.path.join(root, relpath))
 
 
-def serve(main, follow_pth, gate: str, precompile) -> None:
+def serve(main, follow_pth, gate: str, precompile, sweep) -> None:
     """Warm up, then fork one harness per request until the gate closes the socket (never returns)."""
+    global SWEEP
+    SWEEP = sweep
     control = socket.socket(fileno=int(os.environ.pop("WITNESS_WARM_FD")))
     names = [n for n in os.environ.pop("WITNESS_WARM_IMPORTS", "").split(",") if n]
     files = json.loads(os.environ.pop("WITNESS_WARM_COMPILE", "[]"))
+    prop = os.environ.get("WITNESS_PROPERTY", "").partition("::")[0]  # read before any dependency runs
     modes = SWEEP.fresh()  # before anything can have changed them
     _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
     why = warm_imports(names, os.getcwd(), os.environ.get("WITNESS_ENV", ""), follow_pth, gate)
-    compile_reached(files, os.getcwd(), precompile)
+    compile_reached(files, prop, os.getcwd(), precompile)
     _LIBC.malloc_trim(0)  # what compiling took and gave back leaves the address space every child inherits
     # what the imports wrote (a cache under HOME) is kept and put back before every evaluation, the first too
     kept = SWEEP.snapshot() if not why else []
@@ -151,7 +148,7 @@ def serve(main, follow_pth, gate: str, precompile) -> None:
         message, fds, _flags, _addr = _recv_fds(control, 4096, 3)
         if not message or len(fds) != 3:
             os._exit(0)
-        cpu = int(json.loads(message)["cpu"])
+        cpu = int(_loads(message)["cpu"])
         pid = _fork()
         if pid == 0:
             control.close()

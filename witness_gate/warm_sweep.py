@@ -1,7 +1,7 @@
 """Between two evaluations of a warm series, in the sandbox: nothing of one reaches the next (standard library only).
 
-warm_parent.py loads this file by path before it imports any dependency, so every function used here is
-bound before a dependency's code runs: one that later replaces `os.listdir` does not blind the sweep. It
+The harness loads this file by path for warm_parent.py before any dependency is imported, so every
+function used here is bound before a dependency's code runs: one that later replaces `os.listdir` does not blind the sweep. It
 kills every process the evaluation left, empties /tmp, /scratch and /dev/shm without recursion or long
 paths (a tree may be deeper than either), gives each its mode as the sandbox mounted it and no extended
 attribute, and checks that nothing the evaluation could set on the warm parent — which every later child
