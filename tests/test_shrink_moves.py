@@ -249,7 +249,7 @@ def test_a_lift_of_the_same_shape_is_probed_once_a_round():
         expression = [link[0], numbers[link[1]], expression]
     result = shrink(expression, zero_division, target_reason="zero-division")
     assert len(canonical_bytes(result.witness)) == 17  # ["/", 0, ["/", 0, 1]] or ["/", 0, ["+", 0, 0]]
-    assert result.evaluations <= 50
+    assert result.evaluations <= 51  # 50, and one probe of the right operand made 0, refuted and learnt
 
 
 def holds_null(value):

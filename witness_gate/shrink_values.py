@@ -34,11 +34,34 @@ def _reduce_value(search: Search, path: Path) -> bool:
         return True
     # a one-character string has no shorter form but "", just refuted
     typed = not (isinstance(node, str) and len(node) <= 1) and _reduce_typed(search, path, node)
+    if isinstance(node, (dict, list)) and _part_to_number(search, path):
+        return True
     if isinstance(node, (dict, list)) and not _may_be_null(search, path):
         rest = []
     # null comes last: after a shorter string or a smaller number it is seldom smaller still
     return typed or any(tried(search.memory, _slot(search, path, simpler), lambda simpler=simpler: search.consider(
         set_node(search.current, path, simpler))) for simpler in rest)
+
+
+def _part_to_number(search: Search, path: Path) -> bool:
+    """A container that is a part of a record becomes 0 where another record of its kind holds a number
+    in that place: `["/", ["/", 0, 1], x]` becomes `["/", 0, x]`, which no lift or deletion reaches (an
+    operand is a number or a node). Learnt once per place of the record's kind, like a record's deletions
+    (a chain of thirty `["/", n, node]` would probe `["/", n, 0]` thirty times a round)."""
+    parent = get_node(search.current, path[:-1]) if path else None
+    if not (isinstance(parent, (dict, list)) and is_tuple(parent)):
+        return False
+    kind_of, place = signature(parent), path[-1]
+    if not any(signature(other) == kind_of and is_int(other[place]) for other in _containers(search.current)):
+        return False  # nothing in the payload says a number may stand there
+    return tried(search.memory, ("number", kind_of, place), lambda: search.consider(set_node(search.current, path, 0)))
+
+
+def _containers(value: Any) -> Iterator[Any]:
+    if isinstance(value, (dict, list)):
+        yield value
+        for child in value.values() if isinstance(value, dict) else value:
+            yield from _containers(child)
 
 
 def _may_be_null(search: Search, path: Path) -> bool:
