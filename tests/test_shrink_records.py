@@ -59,3 +59,43 @@ def test_a_part_that_cannot_become_a_number_is_learnt_once(depth, value):
     # a chain cut short that ends in 0 is a node made 0 (the bottom value made 0 keeps every node)
     made_zero = [v for v in seen if chain(v, value)[0] < depth and chain(v, value)[1] == 0]
     assert len(made_zero) == 1
+
+
+def int_lists(v, width):
+    return isinstance(v, list) and len(v) == width and all(
+        isinstance(part, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in part) for part in v)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=10**9).map(lambda x: x * st_sign(x)), min_size=3, max_size=8)
+       .filter(lambda xs: sum(xs) != 0))
+def test_a_list_among_like_items_becomes_its_sum_in_one_probe(numbers):
+    # the first list must keep its sum: shifting and transferring pair after pair costs 25 to 100 calls
+    total = sum(numbers)
+    run = lambda v: "sum" if int_lists(v, 3) and sum(v[0]) == total else None  # noqa: E731
+    result = shrink([numbers, [], []], run, target_reason="sum")
+    assert result.witness == [[total], [], []]
+    assert result.evaluations <= 24
+
+
+def st_sign(x):
+    return -1 if x % 3 == 0 else 1  # a mix of signs, drawn with the number
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=30), min_size=4, max_size=12, unique=True))
+def test_a_sum_refuted_among_like_lists_is_probed_once(exponents):
+    # powers of three, each needed where it is: no sum of two is one of them, so every sum is refuted
+    start = [[3**a, 3**b] for a, b in zip(exponents[::2], exponents[1::2])]
+    allowed = {x for part in start for x in part}
+    seen = []
+
+    def run(v):
+        seen.append(v)
+        whole = int_lists(v, len(start)) and sorted(x for part in v for x in part) == sorted(allowed)
+        return "all" if whole else None
+
+    shrink(start, run, target_reason="all")  # nothing can go: its lists are only sorted
+    sums = [v for v in seen if isinstance(v, list) and any(
+        isinstance(part, list) and len(part) == 1 and part[0] not in allowed for part in v)]
+    assert len(sums) == 1

@@ -9,7 +9,7 @@ from typing import Any
 from witness_gate.canonical import canonical_bytes, sha256_hex, shortlex_key
 from witness_gate.gate import shrink_until_local_stop
 from witness_gate.shrink_memory import Slot
-from witness_gate.shrink_numbers import shift_pairs, shrink_equal_values
+from witness_gate.shrink_numbers import shift_pairs, shrink_equal_values, sum_lists
 from witness_gate.shrink_structure import (
     delete_after_values, delete_structure, lift_descendants, lift_similar, merge_sibling_lists, renumber_indices)
 from witness_gate.shrink_values import simplify_values, sort_lists
@@ -43,14 +43,16 @@ class _BudgetSpent(Exception):
 
 # coarse to fine: structure first (it removes the most per evaluation; layers of a recursive tree
 # before single children; a list of indices renumbered before deletion breaks its indices), then numbers
-# that move together (copies of one value, pairs in step) before each value alone; last, lists sorted
-# again and deletion in a payload of a few numbers, which their values decide (delete_after_values)
+# that move together (a list into its sum, copies of one value, pairs in step) before each value alone;
+# last, lists sorted again and deletion in a payload of a few numbers, which their values decide
+# (delete_after_values)
 MOVES = (
     lift_similar,
     renumber_indices,
     delete_structure,
     lift_descendants,
     merge_sibling_lists,
+    sum_lists,
     shrink_equal_values,
     shift_pairs,
     simplify_values,
