@@ -69,6 +69,7 @@ class AppStack:
             "WITNESS_GITHUB_BACKOFF": "0.05",
             "WITNESS_GITHUB_TIMEOUT": "2",
         }
+        self.env.pop("WITNESS_SANDBOX_UID", None)  # each worker derives a uid of its own, as in production
         self.redis = Redis.from_url(REDIS_URL)
         self.store = Store(self.db_url)
         self.procs: list[subprocess.Popen] = []

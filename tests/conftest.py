@@ -24,6 +24,14 @@ def pytest_configure(config):
     import time
     import uuid
 
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return  # under pytest-xdist each worker owns its services; the controller runs no test
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker and os.geteuid() == 0 and not os.environ.get("WITNESS_SANDBOX_UID"):
+        from witness_gate.staging import worker_uid
+
+        # two workers' sandboxes under one uid would share a process limit and see each other's leftovers
+        os.environ["WITNESS_SANDBOX_UID"] = str(worker_uid(f"pytest-{worker}-{os.getpid()}"))
     if not os.environ.get("WITNESS_TEST_REDIS_URL") and shutil.which("redis-server"):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
