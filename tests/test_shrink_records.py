@@ -99,3 +99,24 @@ def test_a_sum_refuted_among_like_lists_is_probed_once(exponents):
     sums = [v for v in seen if isinstance(v, list) and any(
         isinstance(part, list) and len(part) == 1 and part[0] not in allowed for part in v)]
     assert len(sums) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=10, max_value=10**12).map(lambda x: x * st_sign(x)), min_size=3, max_size=5,
+                unique=True))
+def test_two_digits_in_a_list_are_not_moved_as_a_pair(numbers):
+    # once [0, 1, 2] holds the three distinct numbers, only a pair move could probe [0, 0, 1] or [0, 0, 3]:
+    # neither can be shorter than two digits side by side
+    seen = []
+
+    def run(v):
+        seen.append(v)
+        return "three" if int_list(v) and len(set(v)) >= 3 else None
+
+    assert shrink(numbers, run, target_reason="three").witness == [0, 1, 2]
+    after = seen[seen.index([0, 1, 2]):]
+    assert [0, 0, 1] not in after and [0, 0, 3] not in after
+
+
+def int_list(v):
+    return isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)

@@ -66,7 +66,8 @@ def shift_pairs(search: Search) -> bool:
 
     `[2147483647, 2147483646]` that must differ by one becomes `[10, 9]` in one search; a sum split over
     two lists (`[[-18664], [-14105]]`) becomes `[[-32768], [-1]]`, also between two copies of one value
-    (leaving them out saved difference-zero two calls but cost a bound5 seed its minimum).
+    (leaving them out saved difference-zero two calls but cost a bound5 seed its minimum). Not between
+    two digits in a list of three or more (`_digits_in_a_list`).
     """
     changed = False
     index = 0
@@ -75,6 +76,9 @@ def shift_pairs(search: Search) -> bool:
         if index + 1 >= len(leaves):
             return changed
         (p, a), (q, b) = sorted(leaves[index : index + 2], key=lambda leaf: abs(leaf[1]))
+        if _digits_in_a_list(search, p, a, q, b):
+            index += 1
+            continue
         if a != 0:
             changed |= _in_step(search, p, a, q, b, keep="difference")
             a, b = get_node(search.current, p), get_node(search.current, q)
@@ -84,6 +88,13 @@ def shift_pairs(search: Search) -> bool:
         if a != 0:
             changed |= _in_step(search, p, a, q, b, keep="sum")
         index += 1
+
+
+def _digits_in_a_list(search: Search, p: Path, a: int, q: Path, b: int) -> bool:
+    """Two digits (0 to 9) side by side in a list of three or more: no pair move shortens them (each
+    stays a digit or grows), and the sum one of them could carry is absorb_neighbours' move there.
+    `[0, 1, 2]` that must hold three distinct numbers is not probed as `[0, 0, 1]` and `[0, 0, 3]`."""
+    return p[:-1] == q[:-1] and 0 <= a <= 9 and 0 <= b <= 9 and len(get_node(search.current, p[:-1])) >= 3
 
 
 def absorb_neighbours(search: Search, path: Path, node: dict | list) -> bool:
