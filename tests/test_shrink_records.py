@@ -120,3 +120,14 @@ def test_two_digits_in_a_list_are_not_moved_as_a_pair(numbers):
 
 def int_list(v):
     return isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=1, max_value=15), st.integers(min_value=1, max_value=10**30))
+def test_a_round_threshold_is_found_without_a_bisection(digits, extra):
+    # `x >= 10 ** digits`: the power of ten fails and the number just below it does not, so no bisection
+    # between the powers of two around it (doubling then bisecting took about 6.6 probes a digit)
+    threshold = 10**digits
+    result = shrink(threshold + extra, lambda v: "big" if int_list([v]) and v >= threshold else None, target_reason="big")
+    assert result.witness == threshold
+    assert result.evaluations <= digits + 8

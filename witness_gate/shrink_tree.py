@@ -101,20 +101,40 @@ def find_smallest(holds: Callable[[int], bool], limit: int, *, step: bool = True
     holds is monotone; every probe is still checked by the caller's door).
 
     Zero first, then one step down from the limit: a number that cannot move at all is given up
-    after two probes. Then small targets up from zero (1, 2, 4, ...) and bisection between the last
-    that did not hold and the first that did: a number far from zero whose failure needs only a
-    small value costs a few probes, not a walk down from where it started. Without `step` (a number
-    that has just moved, such as a negative one turned positive) the step down is not probed.
+    after two probes. Then small targets up from zero (`_targets`: 1, 2, 4, then powers of ten) and
+    bisection between the last that did not hold and the first that did: a number far from zero
+    whose failure needs only a small value costs a few probes, not a walk down from where it
+    started. A target that holds is first checked against the number just below it: a threshold
+    such as `x >= 10` or `len >= 100` is a round number, found then in two probes, not a bisection.
+    Without `step` (a number that has just moved, such as a negative one turned positive) the step
+    down is not probed.
     """
     if limit == 0 or holds(0):
         return 0
     if step and limit > 1 and not holds(limit - 1):
         return limit
     top = limit - 1 if step and limit > 1 else limit  # the smallest known to hold
-    below, target = 0, 1
-    while target < top and not holds(target):
-        below, target = target, target * 2
-    return _split(below, min(target, top), lambda mid: not holds(mid))[1]
+    below = 0
+    for target in _targets():
+        if target > top:
+            break  # past the smallest known to hold (top itself is known: probing it is free)
+        if holds(target):
+            if target - 1 > below and not holds(target - 1):
+                return target
+            known = target - 1 if target - 1 > below else target  # the smallest known to hold now
+            return _split(below, known, lambda mid: not holds(mid))[1]
+        below = target
+    return _split(below, top, lambda mid: not holds(mid))[1]
+
+
+def _targets() -> Iterator[int]:
+    """1, 2, 4, then 10, 100, 1000, ...: the shortest numbers of each length in decimal, which is
+    what canonical bytes count (doubling all the way probed 8 and 16 on the way to 10)."""
+    yield from (1, 2, 4)
+    power = 10
+    while True:
+        yield power
+        power *= 10
 
 
 def _split(left: int, right: int, on_left: Callable[[int], bool]) -> tuple[int, int]:
