@@ -5,7 +5,7 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from witness_gate.canonical import canonical_bytes
+from witness_gate.canonical import canonical_bytes, shortlex_key
 from witness_gate.shrink import shrink
 
 
@@ -296,6 +296,22 @@ def test_a_pair_of_numbers_is_not_absorbed_into_one(total, data):
     assert sum(witness) == total and [total] not in seen
 
 
+def drops_a_repeated_zero(v, seen):
+    """Whether `v` is an earlier probe that held two zeros, with one of them gone."""
+    return any(len(u) == len(v) + 1 and u.count(0) > 1 and u[:u.index(0)] + u[u.index(0) + 1:] == v for u in seen)
+
+
+def deletions_probed(payload, seen, run):
+    """The probes shorter than the witness of their time (the last smaller one that failed)."""
+    current, shorter = payload, []
+    for v in seen:
+        if len(v) < len(current):
+            shorter.append(v)
+        if run(v) == run(payload) and shortlex_key(v) < shortlex_key(current):
+            current = v
+    return shorter
+
+
 def deletions_seen(payload, run):
     """The candidates shorter than the start, and the witness."""
     witness, seen = probes(payload, run)
@@ -307,8 +323,11 @@ def deletions_seen(payload, run):
        st.integers(min_value=11, max_value=10**6))
 def test_a_few_numbers_are_deleted_only_once_their_values_moved(values, start):
     # a payload of three distinct numbers, and of two equal ones: every deletion is refuted, and is
-    # probed on the final values only, never on the numbers of the start
-    shorter, witness = deletions_seen(values, lambda v: "three" if ints_only(v, len(v)) and len(set(v)) >= 3 else None)
+    # probed on the final values only, never on the numbers of the start (but a repeated 0, which goes
+    # at once: tests/test_shrink_records.py)
+    three = lambda v: "three" if ints_only(v, len(v)) and len(set(v)) >= 3 else None  # noqa: E731
+    witness, seen = probes(values, three)
+    shorter = [v for v in deletions_probed(values, seen, three) if not drops_a_repeated_zero(v, seen)]
     assert witness == [0, 1, 2] and shorter and not any(set(v) & set(values) for v in shorter)
     shorter, witness = deletions_seen([start] * 2, lambda v: "equal" if ints_only(v, 2) and v[0] == v[1] >= 10 else None)
     assert witness == [10, 10] and shorter == [[10]]

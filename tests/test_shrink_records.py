@@ -131,3 +131,20 @@ def test_a_round_threshold_is_found_without_a_bisection(digits, extra):
     result = shrink(threshold + extra, lambda v: "big" if int_list([v]) and v >= threshold else None, target_reason="big")
     assert result.witness == threshold
     assert result.evaluations <= digits + 8
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=10, max_value=10**9), min_size=2, max_size=2, unique=True))
+def test_a_repeated_zero_in_a_few_numbers_goes_before_the_values_move(numbers):
+    # [x, 0, 0, y] that must hold three distinct numbers: the values are searched without the second 0,
+    # so no probe but the start holds four numbers (no pair move applies: a 0 beside a number, two zeros)
+    x, y = numbers
+    start = [x, 0, 0, y]
+    seen = []
+
+    def run(v):
+        seen.append(v)
+        return "three" if int_list(v) and len(set(v)) >= 3 else None
+
+    assert shrink(start, run, target_reason="three").witness == [0, 1, 2]
+    assert [v for v in seen if isinstance(v, list) and len(v) == 4] == [start]

@@ -11,7 +11,8 @@ from witness_gate.gate import shrink_until_local_stop
 from witness_gate.shrink_memory import Slot
 from witness_gate.shrink_numbers import shift_pairs, shrink_equal_values, sum_lists
 from witness_gate.shrink_structure import (
-    delete_after_values, delete_structure, lift_descendants, lift_similar, merge_sibling_lists, renumber_indices)
+    delete_after_values, delete_repeated_zeros, delete_structure, lift_descendants, lift_similar, merge_sibling_lists,
+    renumber_indices)
 from witness_gate.shrink_values import simplify_values, sort_lists
 
 __all__ = ["ShrinkResult", "Shrinker", "shrink", "shrink_until_local_stop", "single_deletions"]
@@ -43,9 +44,9 @@ class _BudgetSpent(Exception):
 
 # coarse to fine: structure first (it removes the most per evaluation; layers of a recursive tree
 # before single children; a list of indices renumbered before deletion breaks its indices), then numbers
-# that move together (a list into its sum, copies of one value, pairs in step) before each value alone;
-# last, lists sorted again and deletion in a payload of a few numbers, which their values decide
-# (delete_after_values)
+# that move together (a list into its sum, copies of one value, pairs in step) before each value alone
+# (a payload of a few numbers loses a repeated 0 first); last, lists sorted again and deletion in a
+# payload of a few numbers, which their values decide (delete_after_values)
 MOVES = (
     lift_similar,
     renumber_indices,
@@ -55,6 +56,7 @@ MOVES = (
     sum_lists,
     shrink_equal_values,
     shift_pairs,
+    delete_repeated_zeros,
     simplify_values,
     sort_lists,
     delete_after_values,

@@ -68,6 +68,21 @@ def delete_after_values(search: Search) -> bool:
     return _reduce_structure(search, (), late=True)
 
 
+def delete_repeated_zeros(search: Search) -> bool:
+    """In a payload of a few numbers, a 0 beside another 0 goes at once, not after the values: its value
+    is final and the other 0 keeps what a zero says there. The values are then searched in the list the
+    late deletion would leave, so the round that confirms the stop finds their probes cached
+    (`[115, 0, 0, x]` that must hold three distinct numbers: `[0, 1, 2]` found in `[0, 0, 1, 2]` had
+    its next values probed again without the second zero)."""
+    changed = False
+    while deletes_late(node := search.current, ()) and node.count(0) > 1:
+        index = node.index(0)
+        if not search.consider(node[:index] + node[index + 1 :]):
+            return changed
+        changed = True
+    return changed
+
+
 def deletes_late(node: Any, path: Path) -> bool:
     return not path and isinstance(node, list) and len(node) <= FEW and all(is_int(x) for x in node)
 
