@@ -43,8 +43,8 @@ if __name__ == "__main__":
     _imports = _beside("harness_imports")
 else:
     from witness_gate import harness_imports as _imports
-arrange_path, _follow_pth, _load, precompile = (_imports.arrange_path, _imports._follow_pth, _imports._load,
-                                                _imports.precompile)
+arrange_path, path_plan, use_path, _load, precompile = (_imports.arrange_path, _imports.path_plan, _imports.use_path,
+                                                        _imports._load, _imports.precompile)
 
 
 def clean_reason(text: str) -> str:
@@ -199,9 +199,15 @@ class _Decoder(json.JSONDecoder):
     decode, raw_decode = json.JSONDecoder.decode, json.JSONDecoder.raw_decode
 
 
-def _read_fixture(path: str, opener=open, decode=_Decoder().decode):
-    with opener(path, encoding="utf-8") as handle:
-        return decode(handle.read())
+def _read_fixture(path: str, open_=os.open, read=os.read, close=os.close, decode=_Decoder().decode):
+    fd = open_(path, os.O_RDONLY)  # no buffered text file: each evaluation reads its fixture once, in one piece
+    try:
+        chunks = []
+        while chunk := read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        close(fd)
+    return decode(b"".join(chunks).decode("utf-8"))
 
 
 # every helper main() calls before the property is imported is bound here, when this file is loaded: under
@@ -268,7 +274,13 @@ def warm_main() -> None:
     """`--warm`: one interpreter per series forks each evaluation (witness_gate/warm_parent.py, loaded by path)."""
     module = _beside("warm_parent")  # not in sys.modules: an evaluation finds nothing of it there
     settings = {name: os.environ.get(name, "") for name in WITNESS_SETTINGS}  # before any dependency runs
-    module.serve(functools.partial(main, settings=settings), _follow_pth, GATE, precompile, _beside("warm_sweep"))
+    plan = path_plan(os.getcwd(), settings["WITNESS_ENV"])  # each evaluation's import path, read once
+
+    def arrange(root: str, environment: str, use=use_path) -> list[str]:
+        return use(root, plan)
+
+    module.serve(functools.partial(main, settings=settings, arrange=arrange), plan[0], precompile,
+                 _beside("warm_sweep"))
 
 
 if __name__ == "__main__":

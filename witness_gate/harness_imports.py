@@ -89,41 +89,52 @@ def arrange_path(root: str, environment: str) -> list[str]:
 
     Returns the lines of the environment's .pth files that were not followed (code lines never run).
     """
-    sys.path.insert(0, GATE)
-    installed = next((i for i, p in enumerate(sys.path) if p.endswith(("site-packages", "dist-packages"))),
-                     len(sys.path))
-    sys.path[installed:installed] = [p for p in (root, os.path.join(root, "src")) if os.path.isdir(p)]
-    sys.path_hooks.insert(0, _repository_hook(root))
+    return use_path(root, path_plan(root, environment))
+
+
+def path_plan(root: str, environment: str) -> tuple[list[str], list[str], object]:
+    """(sys.path for an evaluation, the .pth lines not followed, the repository's path hook), read from the
+    files and changing nothing: a warm parent reads it once, before any dependency runs, for every child."""
+    path = [GATE, *sys.path]
+    installed = next((i for i, p in enumerate(path) if p.endswith(("site-packages", "dist-packages"))), len(path))
+    path[installed:installed] = [p for p in (root, os.path.join(root, "src")) if os.path.isdir(p)]
+    skipped = []
+    if environment and os.path.isdir(environment):
+        path.append(environment)
+        for name in sorted(os.listdir(environment)):
+            if name.endswith(".pth"):
+                skipped += _follow_pth(os.path.join(environment, name), environment, path)
+    return path, skipped, _repository_hook(root)
+
+
+def use_path(root: str, plan: tuple[list[str], list[str], object]) -> list[str]:
+    """Make `plan` the import path, the repository's folders read by SourceOnlyLoader; its skipped lines."""
+    sys.path[:] = plan[0]
+    sys.path_hooks.insert(0, plan[2])
     # finders already made (the interpreter's start; a warm parent's imports) are kept, none for the repository
     for path in [p for p in sys.path_importer_cache if not os.path.isabs(p) or (p + os.sep).startswith(root + os.sep)]:
         del sys.path_importer_cache[path]
-    skipped = []
-    if environment and os.path.isdir(environment):
-        sys.path.append(environment)
-        for name in sorted(os.listdir(environment)):
-            if name.endswith(".pth"):
-                skipped += _follow_pth(os.path.join(environment, name), environment)
-    return skipped
+    return list(plan[1])
 
 
-def _follow_pth(path: str, base: str) -> list[str]:
-    """Directories a .pth names join sys.path; its `import` lines, which site would run, do not run."""
+def _follow_pth(pth: str, base: str, path: list[str]) -> list[str]:
+    """Directories a .pth names join `path`; its `import` lines, which site would run, do not run."""
     skipped = []
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(pth, encoding="utf-8") as handle:
             lines = handle.read().splitlines()
     except (OSError, UnicodeDecodeError):
-        return [f"{os.path.basename(path)}: unreadable"]
+        return [f"{os.path.basename(pth)}: unreadable"]
     for line in lines:
         line = line.rstrip()
         if not line or line.startswith("#"):
             continue
         if line.startswith(("import ", "import\t")):
-            skipped.append(f"{os.path.basename(path)}: {line[:80]}")
+            skipped.append(f"{os.path.basename(pth)}: {line[:80]}")
             continue
         folder = os.path.abspath(os.path.join(base, line))
-        if os.path.isdir(folder) and folder not in sys.path:
-            sys.path.append(folder)
+        if os.path.isdir(folder) and folder not in path:
+            path.append(folder)
     return skipped
 
 

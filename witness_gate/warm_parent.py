@@ -58,22 +58,16 @@ def provided(root: str) -> set[str]:
     return names
 
 
-def warm_imports(names: list[str], root: str, environment: str, follow_pth, gate: str) -> str:
+def warm_imports(names: list[str], root: str, path: list[str]) -> str:
     """Import `names` with the repository off sys.path; '' when the result is what a cold start imports too.
 
-    The path is the harness's (harness.arrange_path) without the repository: the gate's copy first, the
-    standard library, installed packages, then the set-up's environment and the folders its .pth files name.
+    `path` is each evaluation's (harness_imports.path_plan): the gate's copy first, the standard library, the
+    repository, installed packages, then the set-up's environment and the folders its .pth files name.
     """
     saved = list(sys.path)
     before, held = set(sys.modules), set(_listdir("/proc/self/fd"))
-    sys.path.insert(0, gate)
-    if environment and os.path.isdir(environment):
-        sys.path.append(environment)
-        for name in sorted(os.listdir(environment)):
-            if name.endswith(".pth"):
-                follow_pth(os.path.join(environment, name), environment)
     real_root = os.path.realpath(root) + os.sep
-    sys.path[:] = [p for p in sys.path if not (os.path.realpath(p) + os.sep).startswith(real_root)]
+    sys.path[:] = [p for p in path if not (os.path.realpath(p) + os.sep).startswith(real_root)]
     shadowed = provided(root)
     for name in names:
         if name.split(".")[0] not in shadowed:
@@ -103,7 +97,7 @@ def warm_imports(names: list[str], root: str, environment: str, follow_pth, gate
 
 
 def _become_the_harness(fds: list[int], cpu: int) -> None:
-    """In the child: the descriptors, session, limits and argv of a cold start; nothing of the parent's channel."""
+    """In the child: the descriptors, session and limits of a cold start (its argv is set once, in serve)."""
     for target, fd in enumerate(fds):
         _dup2(fd, target)
     _closerange(3, _getrlimit(resource.RLIMIT_NOFILE)[0])
@@ -112,8 +106,6 @@ def _become_the_harness(fds: list[int], cpu: int) -> None:
     _prctl(PR_SET_DUMPABLE, 1)
     _prctl(PR_SET_CHILD_SUBREAPER, 0)
     _setrlimit(resource.RLIMIT_CPU, (cpu, cpu))  # counted from this fork, as from a fresh process
-    sys.argv[1:] = []
-    sys.orig_argv[:] = [a for a in sys.orig_argv if a != "--warm"]
 
 
 def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
@@ -123,10 +115,18 @@ def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
         precompile(prop if number == 0 else os.path.join(root, relpath))
 
 
-def serve(main, follow_pth, gate: str, precompile, sweep) -> None:
-    """Warm up, then fork one harness per request until the gate closes the socket (never returns)."""
+def serve(main, path: list[str], precompile, sweep) -> None:
+    """Warm up, then fork one harness per request until the gate closes the socket (never returns).
+
+    `main` is the harness's, for each child; `path` each evaluation's import path (see warm_imports)."""
     global SWEEP
     SWEEP = sweep
+    sys.argv[1:] = []  # the argv of a cold harness, for the imports and every child
+    sys.orig_argv[:] = [a for a in sys.orig_argv if a != "--warm"]
+    try:  # OpenSSL looks up an HMAC's digest on first use: done here once, not in every child
+        __import__("_hashlib").hmac_digest(b"", b"", "sha256")
+    except (ImportError, ValueError):
+        pass
     control = socket.socket(fileno=int(os.environ.pop("WITNESS_WARM_FD")))
     names = [n for n in os.environ.pop("WITNESS_WARM_IMPORTS", "").split(",") if n]
     files = json.loads(os.environ.pop("WITNESS_WARM_COMPILE", "[]"))
@@ -134,7 +134,7 @@ def serve(main, follow_pth, gate: str, precompile, sweep) -> None:
     modes = SWEEP.fresh()  # before anything can have changed them
     _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
-    why = warm_imports(names, os.getcwd(), os.environ.get("WITNESS_ENV", ""), follow_pth, gate)
+    why = warm_imports(names, os.getcwd(), path)
     compile_reached(files, prop, os.getcwd(), precompile)
     _LIBC.malloc_trim(0)  # what compiling took and gave back leaves the address space every child inherits
     # what the imports wrote (a cache under HOME) is kept and put back before every evaluation, the first too
@@ -150,8 +150,7 @@ def serve(main, follow_pth, gate: str, precompile, sweep) -> None:
             os._exit(0)
         cpu = int(_loads(message)["cpu"])
         pid = _fork()
-        if pid == 0:
-            control.close()
+        if pid == 0:  # the control socket is closed with every descriptor above the three
             _become_the_harness(fds, cpu)
             main()
             os._exit(70)
