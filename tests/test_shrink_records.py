@@ -83,9 +83,10 @@ def st_sign(x):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.integers(min_value=0, max_value=30), min_size=4, max_size=12, unique=True))
+@given(st.lists(st.integers(min_value=0, max_value=9), min_size=4, max_size=10, unique=True))
 def test_a_sum_refuted_among_like_lists_is_probed_once(exponents):
     # powers of three, each needed where it is: no sum of two is one of them, so every sum is refuted
+    # (3 ** 9 + 3 ** 8 is below 2 ** 15: no sum passes 16 bits, where its wrapped value is probed too)
     start = [[3**a, 3**b] for a, b in zip(exponents[::2], exponents[1::2])]
     allowed = {x for part in start for x in part}
     seen = []
@@ -148,3 +149,23 @@ def test_a_repeated_zero_in_a_few_numbers_goes_before_the_values_move(numbers):
 
     assert shrink(start, run, target_reason="three").witness == [0, 1, 2]
     assert [v for v in seen if isinstance(v, list) and len(v) == 4] == [start]
+
+
+def wrap16(x):
+    return (x + 32768) % 65536 - 32768
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=32768, max_value=65534), st.data())
+def test_a_sum_past_sixteen_bits_is_tried_as_the_sixteen_bits_hold_it(total, data):
+    # two 16-bit numbers whose sum overflows, and the overflowed sum must stay: no value or pair move
+    # keeps it (one number alone would leave the range), but the wrapped sum does, in one number
+    first = data.draw(st.integers(min_value=total - 32767, max_value=32767))
+    start = [[first, total - first], []]
+
+    def run(v):
+        shaped = isinstance(v, list) and len(v) == 2 and all(
+            int_list(part) and all(-32768 <= x <= 32767 for x in part) for part in v)
+        return "overflow" if shaped and wrap16(sum(v[0])) == wrap16(total) else None
+
+    assert shrink(start, run, target_reason="overflow").witness == [[wrap16(total)], []]

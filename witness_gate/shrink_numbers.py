@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from witness_gate.shrink_memory import is_tuple, signature, tried
@@ -40,7 +40,8 @@ def shrink_equal_values(search: Search) -> bool:
 def sum_lists(search: Search) -> bool:
     """A list of integers among like items (one of a list's lists) becomes the list of their sum, in one
     probe: `[-4718, 712, 2338, -31193, 249]` whose sum must stay becomes `[-32612]`, where shifting pairs
-    costs a search a pair. Once refuted and never accepted among such lists, it is not probed again."""
+    costs a search a pair; a sum past a machine width is tried wrapped too (`_sums`). Once refuted and
+    never accepted among such lists, it is not probed again."""
     return sweep(search, _sum_list)
 
 
@@ -53,8 +54,19 @@ def _sum_list(search: Search, path: Path) -> bool:
     parent = get_node(search.current, path[:-1])
     if not isinstance(parent, list) or is_tuple(parent):
         return False  # a record's part (an index beside a list, say) is no like item
-    return tried(search.memory, ("sum", signature(parent)),
-                 lambda: search.consider(set_node(search.current, path, [sum(node)])))
+    return tried(search.memory, ("sum", signature(parent)), lambda: any(
+        search.consider(set_node(search.current, path, [total])) for total in _sums(sum(node))))
+
+
+def _sums(total: int) -> Iterator[int]:
+    """The sum, then, past a signed 16, 32 or 64-bit range, the sum those machine integers hold: an
+    overflow is what such a sum does (`[1, 32767]` adds up to `[-32768]` in 16 bits)."""
+    yield total
+    for width in (16, 32, 64):
+        if 2 ** (width - 1) <= total < 2**width:
+            yield total - 2**width
+        elif -(2**width) <= total < -(2 ** (width - 1)):
+            yield total + 2**width
 
 
 def shift_pairs(search: Search) -> bool:
