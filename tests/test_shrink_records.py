@@ -30,7 +30,8 @@ def test_a_part_of_a_record_becomes_a_number_as_in_other_records_of_its_kind(num
         return "big" if shaped and total(v[2]) >= threshold else None
 
     witness = shrink(start, run, target_reason="big").witness
-    assert len(canonical_bytes(witness)) == len(canonical_bytes(["+", 0, ["+", 0, threshold]]))
+    # no longer than ["+", 0, ["+", 0, threshold]]; shorter where a digit is saved (["+", 1, 999] for 1,000)
+    assert len(canonical_bytes(witness)) <= len(canonical_bytes(["+", 0, ["+", 0, threshold]]))
 
 
 def chain(v, value):
@@ -131,7 +132,18 @@ def test_a_round_threshold_is_found_without_a_bisection(digits, extra):
     threshold = 10**digits
     result = shrink(threshold + extra, lambda v: "big" if int_list([v]) and v >= threshold else None, target_reason="big")
     assert result.witness == threshold
-    assert result.evaluations <= digits + 8
+    assert result.evaluations <= digits + 9  # (one more from 1,000 on: the step down for a nearly stuck number)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=1001, max_value=10**15).filter(lambda n: n % 10))
+def test_a_number_one_step_from_stuck_costs_a_few_probes(threshold):
+    # a sum left by a transfer is often one step from where it must stay: after the targets up to 1,000
+    # one probe two steps down tells it, where a bisection up to the threshold took a probe a bit
+    result = shrink(threshold + 1, lambda v: "big" if int_list([v]) and v >= threshold else None,
+                    target_reason="big")
+    assert result.witness == threshold
+    assert result.evaluations <= 12
 
 
 @settings(max_examples=60, deadline=None)

@@ -96,6 +96,9 @@ def find_largest(holds: Callable[[int], bool], limit: int) -> int:
     return _split(lo, min(hi, limit + 1), holds)[0]
 
 
+NEARLY_STUCK = 1000  # past this target, one more step down: is the number one step from stuck?
+
+
 def find_smallest(holds: Callable[[int], bool], limit: int, *, step: bool = True) -> int:
     """Smallest k in [0, limit] with holds(k), taking holds(limit) as given (bisection presumes that
     holds is monotone; every probe is still checked by the caller's door).
@@ -106,8 +109,10 @@ def find_smallest(holds: Callable[[int], bool], limit: int, *, step: bool = True
     whose failure needs only a small value costs a few probes, not a walk down from where it
     started. A target that holds is first checked against the number just below it: a threshold
     such as `x >= 10` or `len >= 100` is a round number, found then in two probes, not a bisection.
-    Without `step` (a number that has just moved, such as a negative one turned positive) the step
-    down is not probed.
+    A number that held one step down but none of the targets up to `NEARLY_STUCK` is probed two steps
+    down once: `-32768` beside `-2`, whose sum must stay below -32768, holds at -32767 and not at
+    -32766, which is one probe, not a climb through the powers of ten and a bisection. Without `step` (a number that has just moved, such as
+    a negative one turned positive) neither step down is probed.
     """
     if limit == 0 or holds(0):
         return 0
@@ -124,6 +129,10 @@ def find_smallest(holds: Callable[[int], bool], limit: int, *, step: bool = True
             known = target - 1 if target - 1 > below else target  # the smallest known to hold now
             return _split(below, known, lambda mid: not holds(mid))[1]
         below = target
+        if step and target == NEARLY_STUCK and top - 1 > below:
+            if not holds(top - 1):
+                return top
+            top -= 1
     return _split(below, top, lambda mid: not holds(mid))[1]
 
 
