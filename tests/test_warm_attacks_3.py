@@ -3,9 +3,12 @@ once per series, argv cleaned once, the HMAC digest looked up once, the fixture 
 control socket closed by closerange instead of control.close()).
 
 Every test asserts the SAFE behaviour (what a cold start does, a verdict nothing but the property decides).
-A strict xfail is a break found by this review (see its reason); its control shows the same attack failing
-where the defence still holds. The runners ask for the warm start themselves (warm=True) and compare with
-cold where that is the question.
+The review found two breaks, both mended since: an evaluation that kept the control socket (numbered at or
+above the open-file limit, by a busy gate or a dependency that lowered the limit) could answer for the
+parent and sign the pass of every later evaluation; a dependency that moved the parent's working directory
+swapped the property. The child now closes the socket by its number, closes every descriptor above the
+three whatever the limit, and goes back to the harness's directory. The runners ask for the warm start
+themselves (warm=True) and compare with cold where that is the question.
 """
 
 import hashlib
@@ -210,11 +213,6 @@ def _intercepted(checkout, module, crowd=0):
 
 # --- 1. the control socket in the child ---------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BREAK (14e8dd2): the child no longer calls control.close(); closerange(3, RLIMIT_NOFILE soft) misses a "
-    "control socket numbered at or above the sandbox's 256-file limit (bubblewrap keeps the gate's own "
-    "descriptor number; a gate holding 256+ descriptors gives it one), so an evaluation keeps the socket, "
-    "answers 'done' in the parent's place, receives the next evaluations' verdict keys and signs their pass"))
 def test_an_evaluation_never_holds_the_control_socket_when_the_gate_holds_many_descriptors(checkout):
     first, later, note = _intercepted(checkout, "intercept", crowd=300)
     assert first.outcome == "fail"
@@ -231,12 +229,6 @@ def test_control_with_the_control_socket_below_the_limit_the_interceptor_finds_n
     assert note == ""
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BREAK (14e8dd2): a set-up dependency that, when the warm parent imports it, closes fd 0 and lowers its "
-    "own RLIMIT_NOFILE soft limit to the control socket's number (nothing the parent checks: no new file, "
-    "thread, process or shared map; the fingerprint is taken after the imports) makes closerange(3, soft) miss "
-    "the socket in every child, with no help from the host; the repository's code then forges the pass of "
-    "every later evaluation of the series as above"))
 def test_a_dependency_that_lowers_the_open_file_limit_does_not_hand_an_evaluation_the_control_socket(checkout):
     first, later, note = _intercepted(checkout, "intercept_dep")  # the gate's socket as low as it gets
     assert first.outcome == "fail"
@@ -433,13 +425,7 @@ HIDES_BEHIND_THE_SOCKET = {
 }
 
 
-@pytest.mark.parametrize("warm", [
-    "off",
-    pytest.param("on", marks=pytest.mark.xfail(strict=True, reason=(
-        "BREAK (14e8dd2): with the control socket numbered above the sandbox's open-file limit (a gate holding "
-        "256+ descriptors) every warm child keeps it; the head's code, right only in the first warm child, "
-        "signs the pass of every later evaluation, so a head that fails every cold evaluation is `pass`"))),
-])
+@pytest.mark.parametrize("warm", ["off", "on"])
 def test_a_regression_that_takes_the_control_socket_stays_a_regression(git_repo, tmp_path, monkeypatch, warm):
     from test_run import base_repo, local_run
 
@@ -469,11 +455,6 @@ os.chdir("/tmp")
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BREAK (not from 14e8dd2, older): the warm parent never puts its working directory back after the "
-    "imports; a dependency that chdirs to /tmp and leaves a property file there (kept and restored by the "
-    "sweep) makes every warm child load that file as the property (harness.main takes os.getcwd() as the "
-    "root and loads the relpath from it): the real property, which fails every cold evaluation, never runs"))
 def test_a_dependency_that_moves_the_working_directory_does_not_swap_the_property(tmp_path):
     root = tmp_path / "repo"
     (root / "p").mkdir(parents=True)

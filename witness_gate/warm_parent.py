@@ -31,8 +31,8 @@ _RAW_FORK = ctypes.PyDLL(None, use_errno=True).fork
 SWEEP = None  # witness_gate/warm_sweep.py, given to serve() by the harness, loaded by path before any import
 # what the parent and each child call once dependencies have been imported is bound now, before they are
 _listdir, _recv_fds, _waitpid, _close, _loads = os.listdir, socket.recv_fds, os.waitpid, os.close, json.loads
-_dup2, _closerange, _setsid, _setrlimit, _getrlimit = (os.dup2, os.closerange, os.setsid, resource.setrlimit,
-                                                       resource.getrlimit)
+_dup2, _closerange, _setsid, _setrlimit, _chdir = os.dup2, os.closerange, os.setsid, resource.setrlimit, os.chdir
+ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which a dependency may have lowered
 
 
 def _fork() -> int:
@@ -96,11 +96,14 @@ def warm_imports(names: list[str], root: str, path: list[str]) -> str:
     return ""
 
 
-def _become_the_harness(fds: list[int], cpu: int) -> None:
-    """In the child: the descriptors, session and limits of a cold start (its argv is set once, in serve)."""
+def _become_the_harness(fds: list[int], cpu: int, control: int, root: str) -> None:
+    """In the child: the descriptors, session, limits and working directory of a cold start (its argv is set
+    once, in serve); nothing of the parent's channel, `control`, whatever its number."""
+    _close(control)
     for target, fd in enumerate(fds):
         _dup2(fd, target)
-    _closerange(3, _getrlimit(resource.RLIMIT_NOFILE)[0])
+    _closerange(3, ALL_FDS)
+    _chdir(root)  # where the harness was started: a dependency's chdir in the parent does not move the property
     _setsid()
     _prctl(PR_SET_PDEATHSIG, 9)  # as bubblewrap's --die-with-parent leaves a cold harness
     _prctl(PR_SET_DUMPABLE, 1)
@@ -128,14 +131,15 @@ def serve(main, path: list[str], precompile, sweep) -> None:
     except (ImportError, ValueError):
         pass
     control = socket.socket(fileno=int(os.environ.pop("WITNESS_WARM_FD")))
+    control_fd, root = control.fileno(), os.getcwd()  # read before any dependency runs
     names = [n for n in os.environ.pop("WITNESS_WARM_IMPORTS", "").split(",") if n]
     files = json.loads(os.environ.pop("WITNESS_WARM_COMPILE", "[]"))
     prop = os.environ.get("WITNESS_PROPERTY", "").partition("::")[0]  # read before any dependency runs
     modes = SWEEP.fresh()  # before anything can have changed them
     _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
-    why = warm_imports(names, os.getcwd(), path)
-    compile_reached(files, prop, os.getcwd(), precompile)
+    why = warm_imports(names, root, path)
+    compile_reached(files, prop, root, precompile)
     _LIBC.malloc_trim(0)  # what compiling took and gave back leaves the address space every child inherits
     # what the imports wrote (a cache under HOME) is kept and put back before every evaluation, the first too
     kept = SWEEP.snapshot() if not why else []
@@ -150,8 +154,8 @@ def serve(main, path: list[str], precompile, sweep) -> None:
             os._exit(0)
         cpu = int(_loads(message)["cpu"])
         pid = _fork()
-        if pid == 0:  # the control socket is closed with every descriptor above the three
-            _become_the_harness(fds, cpu)
+        if pid == 0:
+            _become_the_harness(fds, cpu, control_fd, root)
             main()
             os._exit(70)
         for fd in fds:
