@@ -32,6 +32,7 @@ SWEEP = None  # witness_gate/warm_sweep.py, given to serve() by the harness, loa
 # what the parent and each child call once dependencies have been imported is bound now, before they are
 _listdir, _recv_fds, _waitpid, _close, _loads = os.listdir, socket.recv_fds, os.waitpid, os.close, json.loads
 _dup2, _closerange, _setsid, _setrlimit, _chdir = os.dup2, os.closerange, os.setsid, resource.setrlimit, os.chdir
+_exit = os._exit
 ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which a dependency may have lowered
 
 
@@ -147,21 +148,23 @@ def serve(main, path: list[str], precompile, sweep) -> None:
     fingerprint = SWEEP.fingerprint()
     control.send(f"cold {why}".encode() if why else b"ready")
     if why:
-        os._exit(0)
+        _exit(0)
     while True:
         message, fds, _flags, _addr = _recv_fds(control, 4096, 3)
         if not message or len(fds) != 3:
-            os._exit(0)
+            _exit(0)
         cpu = int(_loads(message)["cpu"])
         pid = _fork()
         if pid == 0:
-            _become_the_harness(fds, cpu, control_fd, root)
-            main()
-            os._exit(70)
+            try:  # whatever fails here ends this child alone, with no verdict and none of the parent's teardown
+                _become_the_harness(fds, cpu, control_fd, root)
+                main()
+            finally:
+                _exit(70)
         for fd in fds:
             _close(fd)
         status = _waitpid(pid, 0)[1]
         why = SWEEP.sweep(modes, kept) or SWEEP.moved(fingerprint)
         control.send(f"done {status}".encode() if not why else f"broken {status} {why}".encode())
         if why:
-            os._exit(0)
+            _exit(0)

@@ -68,6 +68,9 @@ def serve(double: "GitHubDouble", owner: str, name: str, rest: str) -> Response:
            "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "uploadpack.allowAnySHA1InWant", "GIT_CONFIG_VALUE_0": "true"}
     done = subprocess.run(["git", "http-backend"], input=request.get_data(), env=env, capture_output=True,
                           check=False)
+    if done.returncode != 0:  # as GitHub answers a backend that failed: a 5xx the client may try again
+        return Response(f"git http-backend exited {done.returncode}: {done.stderr.decode(errors='replace')}",
+                        status=502, mimetype="text/plain")
     head, _, body = done.stdout.partition(b"\r\n\r\n")
     response = Response(body, status=200)
     for line in head.decode("latin-1").split("\r\n"):
