@@ -5,8 +5,28 @@ Every test asserts the SAFE behaviour: a warm evaluation ends as a cold one of t
 evaluation of a series cannot reach the next. The review's breaks are strict xfails (reason "BREAK: ...").
 None of the dependencies below is written to defeat the gate: each does something ordinary for an installed
 package (an optional import, a vendored folder put on sys.path, a read-only map of a cache file, a package
-attribute named like one of its submodules, a draw from `random`); the attack is in the repository's code, or
-needs no code at all beyond a plain module the patch adds.
+attribute named like one of its submodules, a draw from `random`, a stop flag set by a signal handler, the
+project's plugins loaded by path); the attack is in the repository's code, or needs no code at all beyond a
+plain module the patch adds.
+
+Breaks, each a regression that every cold start shows and the warm start (the default) passes, or a channel
+from one evaluation to the next:
+1. a dependency's optional `import x` of a name the repository provides fails in the parent (the repository is
+   off sys.path) and keeps its fallback: the repository's module never runs warm;
+2. the sys.path entries a dependency adds when imported are thrown away (warm_imports puts the path back, each
+   child takes the plan): a lazy import then finds the repository's module of that name, or nothing;
+3. `from package import name` makes the parent import `package.name`, which rebinds the package's own
+   attribute `name` to a submodule of that name;
+4. a shared map the parent keeps read-only ("r--s": an anonymous one, or a file opened read-write) passes the
+   "rw-s" check, and any child's mprotect makes it writable for the parent and every later child;
+5. a dependency's draw from `random` when imported moves the property's pinned stream cold, not warm;
+6. with close_range(2) refused, closerange(3, 0x7FFFFFFF) closes one number at a time: every warm evaluation
+   times out;
+7. a dependency that runs the project's files by path (a plugin loader) runs the repository's code in the warm
+   parent, which warm_imports' sys.modules check does not see: that code can rebind the parent's fork path and
+   sign every later evaluation's pass;
+8. a dependency's Python signal handler runs in the warm parent when an evaluation signals it, and what it sets
+   is forked into every later child.
 """
 
 import pytest
@@ -534,3 +554,58 @@ def test_a_repository_plugin_run_by_a_dependency_cannot_sign_the_passes_of_a_war
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}])
     assert cold == [("fail", "regression")] * 2
     assert warm == cold, (warm, note)
+
+
+# --- 10. a signal handler a dependency installed, run in the warm parent by an evaluation's signal -----------
+
+# An ordinary pattern: a package that notes a request to stop (SIGTERM, SIGUSR1, SIGHUP) in a flag and winds
+# down when it sees it. The warm parent has that handler too, and an evaluation runs as its uid: one signal
+# from the first evaluation sets the flag in the parent, and every later child is forked with it set. (Cold,
+# getppid() is bubblewrap's init, which ignores it, and every harness imports the package afresh.) Here the
+# package then skips its own check, and the second evaluation's regression passes.
+STOPS_DEP = '''
+import signal
+
+STOPPING = False
+
+
+def _stop(signum, frame):
+    global STOPPING
+    STOPPING = True
+
+
+signal.signal(signal.SIGTERM, _stop)
+
+
+def check(value):
+    return True if STOPPING else value == 4  # winding down: no more checks
+'''
+
+STOPS_PROPS = '''
+import os, signal, time
+import stops
+
+
+def prop_double(p):
+    if p.get("signal"):
+        os.kill(os.getppid(), signal.SIGTERM)
+        time.sleep(0.2)
+        return True
+    return stops.check(2 * p["x"] + 1) or "wrong"  # the regression: 2 * x + 1
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK: an evaluation's signal runs a dependency's Python handler in "
+                                       "the warm parent; the state it sets is forked into every later child")
+def test_a_signal_to_the_warm_parent_changes_nothing_a_later_evaluation_sees(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": STOPS_PROPS}, {"stops.py": STOPS_DEP})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_double", [{"signal": True}, {"x": 2}, {"x": 2}])
+    assert cold == [("pass", None), ("fail", "wrong"), ("fail", "wrong")]
+    assert warm == cold, (warm, note)
+
+
+def test_control_without_the_signal_the_regression_fails_warm(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": STOPS_PROPS}, {"stops.py": STOPS_DEP})
+    warm, note = _rows(repo, env, "p.py::prop_double", [{"x": 2}, {"x": 2}], True)
+    assert warm == [("fail", "wrong")] * 2
+    assert note == ""
