@@ -280,6 +280,11 @@ _plain = importlib.machinery.FileFinder.path_hook(
     (importlib.machinery.SourcelessFileLoader, importlib.machinery.BYTECODE_SUFFIXES),
     (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES))
 sys.path_hooks.insert(0, _plain)
+'''
+# the same, putting the repository's src/ on sys.path as well: a path the imports changed starts cold (4th
+# review), where the dependency's hook loads the bytecode as it does cold (SECURITY.md, "Code built to attack
+# the harness": a dependency that installs an import hook)
+MUTATES_PATH = MUTATES + '''
 sys.path.insert(0, os.path.join(os.getcwd(), "src"))
 sys.path.insert(0, "src")
 '''
@@ -303,7 +308,10 @@ def prop_mutate(p):
 '''
 
 
-def test_neither_a_dependency_nor_an_evaluation_changes_the_path_or_hook_a_later_child_gets(tmp_path):
+@pytest.mark.parametrize("dependency, note", [(MUTATES, ""), (MUTATES_PATH, "changed sys.path")],
+                         ids=["hook", "hook-and-path"])
+def test_neither_a_dependency_nor_an_evaluation_changes_the_path_or_hook_a_later_child_gets(tmp_path, dependency,
+                                                                                           note):
     root = tmp_path / "repo"
     (root / "src").mkdir(parents=True)
     (root / "src" / "shop.py").write_text("NAME = 'source'\n")
@@ -315,13 +323,14 @@ def test_neither_a_dependency_nor_an_evaluation_changes_the_path_or_hook_a_later
     (root / "p.py").write_text(MUTATE_PROPS)
     env = tmp_path / "env"
     env.mkdir()
-    (env / "mutates.py").write_text(MUTATES)
+    (env / "mutates.py").write_text(dependency)
     runner = PropertyRunner(stage_directory(root), "p.py::prop_mutate", "1", Sandbox("bwrap"), timeout_seconds=10,
                             environment=stage_directory(env), warm=True, parallel=1)
     try:
         rows = [(r.outcome, r.reason) for r in (runner({}), runner({}), runner({}))]
-        assert runner.note == ""
-        assert rows == [("pass", None)] * 3
+        assert note in runner.note and bool(runner.note) == bool(note), runner.note
+        if not note:  # cold, the dependency's own path and hook are the interpreter's: the documented residue
+            assert rows == [("pass", None)] * 3
     finally:
         runner.close()
 

@@ -2,31 +2,38 @@
 and 83622ac (the control socket closed by its number, every descriptor above the three, the start directory).
 
 Every test asserts the SAFE behaviour: a warm evaluation ends as a cold one of the same head does, and one
-evaluation of a series cannot reach the next. The review's breaks are strict xfails (reason "BREAK: ...").
+evaluation of a series cannot reach the next. The review found the eight breaks below; each is mended, and
+its test asserts the mend (a warm start that sees the case starts cold, with the reason in its note).
 None of the dependencies below is written to defeat the gate: each does something ordinary for an installed
 package (an optional import, a vendored folder put on sys.path, a read-only map of a cache file, a package
 attribute named like one of its submodules, a draw from `random`, a stop flag set by a signal handler, the
 project's plugins loaded by path); the attack is in the repository's code, or needs no code at all beyond a
 plain module the patch adds.
 
-Breaks, each a regression that every cold start shows and the warm start (the default) passes, or a channel
-from one evaluation to the next:
+The breaks, each a regression that every cold start showed and the warm start (the default) passed, or a
+channel from one evaluation to the next; the mend in witness_gate/warm_parent.py follows each:
 1. a dependency's optional `import x` of a name the repository provides fails in the parent (the repository is
-   off sys.path) and keeps its fallback: the repository's module never runs warm;
+   off sys.path) and keeps its fallback: the repository's module never runs warm. A finder first on
+   sys.meta_path notes each name asked for that the repository provides;
 2. the sys.path entries a dependency adds when imported are thrown away (warm_imports puts the path back, each
-   child takes the plan): a lazy import then finds the repository's module of that name, or nothing;
+   child takes the plan): a lazy import then finds the repository's module of that name, or nothing. A
+   path the imports changed starts the series cold;
 3. `from package import name` makes the parent import `package.name`, which rebinds the package's own
-   attribute `name` to a submodule of that name;
+   attribute `name` to a submodule of that name. A name the package already has is not imported;
 4. a shared map the parent keeps read-only ("r--s": an anonymous one, or a file opened read-write) passes the
-   "rw-s" check, and any child's mprotect makes it writable for the parent and every later child;
-5. a dependency's draw from `random` when imported moves the property's pinned stream cold, not warm;
+   "rw-s" check, and any child's mprotect makes it writable for the parent and every later child. Any
+   shared map that may be made writable (smaps' `sh` and `mw`) starts the series cold;
+5. a dependency's draw from `random` when imported moves the property's pinned stream cold, not warm. A draw
+   starts the series cold;
 6. with close_range(2) refused, closerange(3, 0x7FFFFFFF) closes one number at a time: every warm evaluation
-   times out;
+   times out. close_range refused after the imports starts the series cold;
 7. a dependency that runs the project's files by path (a plugin loader) runs the repository's code in the warm
    parent, which warm_imports' sys.modules check does not see: that code can rebind the parent's fork path and
-   sign every later evaluation's pass;
+   sign every later evaluation's pass. A function or module of the repository's files left in the parent
+   starts the series cold;
 8. a dependency's Python signal handler runs in the warm parent when an evaluation signals it, and what it sets
-   is forked into every later child.
+   is forked into every later child. Once warm, the parent blocks every signal it can (a child starts with
+   the mask the imports left, and none pending).
 """
 
 import pytest
@@ -94,8 +101,6 @@ def prop_price(p):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: a dependency's failed optional import of a repository name "
-                                       "is warmed without the repository: the head's regression never runs warm")
 def test_a_dependency_s_optional_import_of_a_repository_module_is_the_repository_s_warm_too(tmp_path):
     repo, env = _build(tmp_path, {"tests/p.py": OPTIONAL_PROPS, "shop_settings.py": "RATE = 11  # the patch\n"},
                        {"pricing.py": OPTIONAL_DEP})
@@ -146,8 +151,6 @@ def prop_path(p):
 VENDORED = {"vendoring.py": VENDORING_DEP, "_vendor/checker.py": "def check(value):\n    return value == 4\n"}
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: sys.path entries a dependency adds when imported are dropped "
-                                       "by warm_imports; a lazy import then finds the repository's module")
 def test_a_dependency_s_vendored_folder_is_on_the_path_of_a_warm_child_as_of_a_cold_one(tmp_path):
     repo, env = _build(tmp_path, {"tests/p.py": VENDORING_PROPS, "src/calc.py": "def double(x):\n    return 2 * x + 1\n",
                                   "checker.py": "def check(value):\n    return True\n"}, VENDORED)
@@ -156,8 +159,6 @@ def test_a_dependency_s_vendored_folder_is_on_the_path_of_a_warm_child_as_of_a_c
     assert warm == cold, (warm, note)
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: sys.path entries a dependency adds when imported are dropped "
-                                       "by warm_imports (the path each warm child gets is not a cold start's)")
 def test_the_path_a_dependency_extended_is_a_cold_start_s_warm_too(tmp_path):
     repo, env = _build(tmp_path, {"tests/p.py": VENDORING_PROPS, "src/calc.py": "def double(x):\n    return 2 * x\n"},
                        VENDORED)
@@ -173,8 +174,6 @@ def test_control_the_honest_head_passes_cold_with_the_vendored_checker(tmp_path)
     assert cold == [("pass", None)] * 2
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: the vendored folder is not on a warm child's path: the honest "
-                                       "head fails warm (ModuleNotFoundError), a regression that is none")
 def test_the_honest_head_passes_warm_with_the_vendored_checker(tmp_path):
     repo, env = _build(tmp_path, {"tests/p.py": VENDORING_PROPS, "src/calc.py": "def double(x):\n    return 2 * x\n"},
                        VENDORED)
@@ -266,9 +265,6 @@ def _maps_rows(tmp_path, dep_source):
     return _warm_and_cold(repo, env, "p.py::prop_seen", [{}, {}, {}])
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: an r--s file map of a descriptor opened read-write (and "
-                                       "closed) passes warm_imports' rw-s check; a child's mprotect writes every "
-                                       "later child's page")
 def test_a_read_only_map_of_a_cache_file_carries_nothing_from_one_evaluation_to_the_next(tmp_path):
     warm, cold, note = _maps_rows(tmp_path, MAPS_DEP)
     assert cold == [("pass", None)] * 3
@@ -281,8 +277,6 @@ def test_control_python_s_mmap_keeps_its_descriptor_and_the_series_goes_cold(tmp
     assert "opened a file it keeps" in note
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: a read-only shared anonymous map passes warm_imports' rw-s "
-                                       "check; a child's mprotect writes every later child's page")
 def test_a_read_only_shared_anonymous_map_carries_nothing_from_one_evaluation_to_the_next(tmp_path):
     warm, cold, note = _maps_rows(tmp_path, MAPS_DEP_ANON)
     assert cold == [("pass", None)] * 3
@@ -325,8 +319,6 @@ def prop_kind(p):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: warm_imports imports package.name for `from package import "
-                                       "name`, rebinding an attribute the package defines to its submodule")
 def test_a_warmed_submodule_does_not_replace_the_package_s_attribute_of_that_name(tmp_path):
     repo, env = _build(tmp_path, {"p.py": SHADOW_PROPS},
                        {"pkgcheck/__init__.py": SHADOW_INIT, "pkgcheck/strict.py": SHADOW_SUB})
@@ -344,8 +336,6 @@ RANDOM_DEP = "import random\nSESSION = random.getrandbits(32)\n"
 RANDOM_PROPS = "import random\nimport drawsdep\n\n\ndef prop_draw(p):\n    return f'draw:{random.getrandbits(32)}'\n"
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK (low): dependencies draw from `random` before the child's "
-                                       "random.seed warm, after it cold: the property's pinned stream differs")
 def test_the_property_s_pinned_random_stream_is_a_cold_start_s_warm_too(tmp_path):
     repo, env = _build(tmp_path, {"p.py": RANDOM_PROPS}, {"drawsdep.py": RANDOM_DEP})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_draw", [{}, {}])
@@ -468,8 +458,6 @@ def prop_regression(p):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK (low): with close_range refused, the child's closerange(3, "
-                                       "0x7FFFFFFF) closes one number at a time: every warm evaluation times out")
 def test_a_dependency_that_refuses_close_range_leaves_warm_evaluations_the_cold_verdict(tmp_path):
     repo, env = _build(tmp_path, {"p.py": NO_CLOSE_RANGE_PROPS}, {"noclose.py": NO_CLOSE_RANGE})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}], timeout=4)
@@ -536,8 +524,6 @@ while _frame is not None:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: a dependency that runs the repository's files by path runs them "
-                                       "in the warm parent; warm_imports' sys.modules check does not see it")
 def test_the_repository_s_code_never_runs_in_the_warm_parent(tmp_path):
     repo, env = _build(tmp_path, {"p.py": DISCOVER_PROPS, "plugins/rules.py": PLUGIN_PID},
                        {"discover.py": DISCOVER_DEP})
@@ -546,8 +532,6 @@ def test_the_repository_s_code_never_runs_in_the_warm_parent(tmp_path):
     assert warm == cold, (warm, note)
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: the repository's plugin, run in the warm parent by a dependency, "
-                                       "rebinds the parent's fork path: every later evaluation signs a pass")
 def test_a_repository_plugin_run_by_a_dependency_cannot_sign_the_passes_of_a_warm_series(tmp_path):
     repo, env = _build(tmp_path, {"p.py": DISCOVER_PROPS, "plugins/rules.py": PLUGIN_TAKEOVER},
                        {"discover.py": DISCOVER_DEP})
@@ -595,8 +579,6 @@ def prop_double(p):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: an evaluation's signal runs a dependency's Python handler in "
-                                       "the warm parent; the state it sets is forked into every later child")
 def test_a_signal_to_the_warm_parent_changes_nothing_a_later_evaluation_sees(tmp_path):
     repo, env = _build(tmp_path, {"p.py": STOPS_PROPS}, {"stops.py": STOPS_DEP})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_double", [{"signal": True}, {"x": 2}, {"x": 2}])

@@ -13,12 +13,17 @@ warm_sweep.py put the sandbox back as the next evaluation must find it, and answ
 from __future__ import annotations
 
 import ctypes
+import gc
 import importlib
 import json
 import os
+import random
 import resource
+import signal
 import socket
 import sys
+
+import _signal
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
 
@@ -32,7 +37,10 @@ SWEEP = None  # witness_gate/warm_sweep.py, given to serve() by the harness, loa
 # what the parent and each child call once dependencies have been imported is bound now, before they are
 _listdir, _recv_fds, _waitpid, _close, _loads = os.listdir, socket.recv_fds, os.waitpid, os.close, json.loads
 _dup2, _closerange, _setsid, _setrlimit, _chdir = os.dup2, os.closerange, os.setsid, resource.setrlimit, os.chdir
-_exit = os._exit
+# the C function: signal.pthread_sigmask would make an enum of each of the 60-odd signals in every child
+_exit, _sigmask, _random_state = os._exit, _signal.pthread_sigmask, random.getstate
+_FUNCTION, _MODULE = type(lambda: None), type(sys)
+CLOSE_RANGE = 436  # the same number on x86_64 and aarch64
 ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which a dependency may have lowered
 
 
@@ -59,6 +67,31 @@ def provided(root: str) -> set[str]:
     return names
 
 
+class _Asked:
+    """First on sys.meta_path while the parent imports: notes every name asked for that the repository
+    provides (an optional `import` a dependency makes, which fails here and would find the repository's)."""
+
+    def __init__(self, shadowed: set[str]) -> None:
+        self.shadowed, self.asked = shadowed, []
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.shadowed:
+            self.asked.append(name)
+        return None
+
+
+def _import(name: str) -> None:
+    """As the evaluation's `import name` or `from package import name` would: a name its package already
+    has as an attribute is that attribute, and importing a module of that name would replace it."""
+    package, _, last = name.rpartition(".")
+    try:
+        if package and hasattr(importlib.import_module(package), last) and name not in sys.modules:
+            return
+        importlib.import_module(name)
+    except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
+        pass
+
+
 def warm_imports(names: list[str], root: str, path: list[str]) -> str:
     """Import `names` with the repository off sys.path; '' when the result is what a cold start imports too.
 
@@ -66,17 +99,20 @@ def warm_imports(names: list[str], root: str, path: list[str]) -> str:
     repository, installed packages, then the set-up's environment and the folders its .pth files name.
     """
     saved = list(sys.path)
-    before, held = set(sys.modules), set(_listdir("/proc/self/fd"))
+    before, held, drawn = set(sys.modules), set(_listdir("/proc/self/fd")), _random_state()
     real_root = os.path.realpath(root) + os.sep
     sys.path[:] = [p for p in path if not (os.path.realpath(p) + os.sep).startswith(real_root)]
+    importing = list(sys.path)
     shadowed = provided(root)
+    asked = _Asked(shadowed)
+    sys.meta_path.insert(0, asked)
     for name in names:
         if name.split(".")[0] not in shadowed:
-            try:
-                importlib.import_module(name)
-            except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
-                pass
-    sys.path[:] = saved
+            _import(name)
+    kept_finder = asked in sys.meta_path
+    if kept_finder:
+        sys.meta_path.remove(asked)
+    moved_path, sys.path[:] = sys.path != importing, saved
     for path in list(sys.path_importer_cache):  # a finder a dependency made for a folder of the repository
         if (os.path.realpath(path) + os.sep).startswith(real_root):
             del sys.path_importer_cache[path]
@@ -84,22 +120,65 @@ def warm_imports(names: list[str], root: str, path: list[str]) -> str:
         where = os.path.realpath(getattr(sys.modules[name], "__file__", None) or "/")
         if name.split(".")[0] in shadowed or where.startswith(real_root):
             return f"the set-up environment imports {name}, which the repository also provides"
+    if asked.asked:
+        return f"the set-up environment asks for {asked.asked[0]}, which the repository provides"
+    ran = _repository_code(real_root)
+    if ran:  # a plugin loader that ran a file of the checkout by path, in the parent every child comes from
+        return f"the set-up environment ran the repository's {ran}"
+    if not kept_finder:
+        return "importing the dependencies rearranged the import system"
+    if moved_path:  # each child takes the path read before the imports: a folder a package added would be lost
+        return "importing the dependencies changed sys.path"
+    if _random_state() != drawn:  # a cold start seeds first, so those draws come from the pinned seed
+        return "importing the dependencies drew from the random module"
     if len(_listdir("/proc/self/task")) != 1:
         return "importing the dependencies started a thread"
     if set(_listdir("/proc/self/fd")) - held:  # each evaluation closes every descriptor but its three
         return "importing the dependencies opened a file it keeps"
     if SWEEP.others():
         return "importing the dependencies started a process"
-    with open("/proc/self/maps", encoding="ascii", errors="replace") as maps:
-        # rw-s: a mapping children would write together (a read-only one, glibc's gconv cache, is no channel)
-        if any(len(line.split()) > 1 and line.split()[1][1::2] == "ws" for line in maps):
-            return "importing the dependencies mapped memory every evaluation would share"
+    if _shared_writable():
+        return "importing the dependencies mapped memory every evaluation would share"
+    if _LIBC.syscall(CLOSE_RANGE, ALL_FDS, ALL_FDS, 0) != 0:  # else each child would close 2**31 numbers one by one
+        return "importing the dependencies left close_range refused"
     return ""
 
 
-def _become_the_harness(fds: list[int], cpu: int, control: int, root: str) -> None:
-    """In the child: the descriptors, session, limits and working directory of a cold start (its argv is set
-    once, in serve); nothing of the parent's channel, `control`, whatever its number."""
+def _repository_code(real_root: str) -> str:
+    """The file of a function or module the repository's code made here, if any ran ('' when none did)."""
+    places: dict[str, bool] = {}
+    for thing in gc.get_objects():
+        kind = type(thing)
+        if kind is _FUNCTION:
+            name = thing.__code__.co_filename
+        elif kind is _MODULE and isinstance(thing.__dict__.get("__file__"), str):
+            name = thing.__dict__["__file__"]  # a module run by path, kept outside sys.modules
+        else:
+            continue
+        if name not in places:  # a relative name was read from the working directory, the checkout
+            places[name] = not name.startswith("<") and (
+                not name.startswith("/") or (os.path.realpath(name) + os.sep).startswith(real_root))
+        if places[name]:
+            return name
+    return ""
+
+
+def _shared_writable() -> bool:
+    """A shared mapping that may be made writable (mw), even one mapped read-only: children would write
+    it together (glibc's read-only gconv cache cannot be, and is no channel)."""
+    shared = False
+    with open("/proc/self/smaps", encoding="ascii", errors="replace") as smaps:
+        for line in smaps:
+            if line.startswith("VmFlags:"):
+                flags = line.split()[1:]
+                shared = shared or ("sh" in flags and "mw" in flags)
+    return shared
+
+
+def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask) -> None:
+    """In the child: the descriptors, session, limits, signal mask and working directory of a cold start (its
+    argv is set once, in serve); nothing of the parent's channel, `control`, whatever its number."""
+    _sigmask(_signal.SIG_SETMASK, mask)  # signals sent to the parent stay pending there: a child has none
     _close(control)
     for target, fd in enumerate(fds):
         _dup2(fd, target)
@@ -149,6 +228,9 @@ def serve(main, path: list[str], precompile, sweep) -> None:
     control.send(f"cold {why}".encode() if why else b"ready")
     if why:
         _exit(0)
+    # from here no Python signal handler a dependency set runs in the parent, where every later child would
+    # inherit what it changed: an evaluation's kill of its parent (or of -1) waits there, blocked, for ever
+    mask = tuple(_sigmask(_signal.SIG_BLOCK, signal.valid_signals()))
     while True:
         message, fds, _flags, _addr = _recv_fds(control, 4096, 3)
         if not message or len(fds) != 3:
@@ -157,7 +239,7 @@ def serve(main, path: list[str], precompile, sweep) -> None:
         pid = _fork()
         if pid == 0:
             try:  # whatever fails here ends this child alone, with no verdict and none of the parent's teardown
-                _become_the_harness(fds, cpu, control_fd, root)
+                _become_the_harness(fds, cpu, control_fd, root, mask)
                 main()
             finally:
                 _exit(70)
