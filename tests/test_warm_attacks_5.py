@@ -628,3 +628,20 @@ def test_a_shared_page_made_in_the_parent_after_the_checks_carries_nothing_to_th
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_first_only", [{}] * 3)
     assert cold == [("fail", "regression")] * 3
     assert warm == cold, (warm, note)
+
+
+# --- 10. the cold fallback: a dependency that ignores SIGCHLD (children reaped by the kernel) -------------------
+
+# An ordinary daemon-ish package sets SIGCHLD to SIG_IGN when imported so that it never leaves zombies. The warm
+# parent then cannot wait for its child (ECHILD) and ends under the evaluation: the gate must run that
+# evaluation again cold and keep the series cold, with the same verdicts a cold start gives, never a
+# half-finished warm one.
+NOCHLD_DEP = "import signal\nsignal.signal(signal.SIGCHLD, signal.SIG_IGN)  # no zombies\n"
+NOCHLD_PROPS = "import nochld\n\n\ndef prop_regression(p):\n    return 'regression'\n"
+
+
+def test_a_dependency_that_ignores_sigchld_leaves_every_evaluation_its_cold_verdict(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": NOCHLD_PROPS}, {"nochld.py": NOCHLD_DEP})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}, {}])
+    assert cold == [("fail", "regression")] * 3
+    assert warm == cold, (warm, note)
