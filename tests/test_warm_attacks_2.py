@@ -402,8 +402,10 @@ def prop_grandchild_writes_after_exit(p):
 # its own module, so that its series warms `noisy` alone (compile.py also reaches fd_keeper, which
 # keeps a file open and so starts that series cold)
 RNG_PROPS = """
+import noisy  # at the top: a dependency imported inside a function is not warmed
+
+
 def prop_noisy(p):
-    import noisy
     return f"drew:{noisy.RNG.random()}"
 """
 

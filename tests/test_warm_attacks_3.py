@@ -308,8 +308,8 @@ def prop_mutate(p):
 '''
 
 
-@pytest.mark.parametrize("dependency, note", [(MUTATES, ""), (MUTATES_PATH, "changed sys.path")],
-                         ids=["hook", "hook-and-path"])
+@pytest.mark.parametrize("dependency, note", [(MUTATES, "changed sys.path_hooks"),
+                                              (MUTATES_PATH, "changed sys.path")], ids=["hook", "hook-and-path"])
 def test_neither_a_dependency_nor_an_evaluation_changes_the_path_or_hook_a_later_child_gets(tmp_path, dependency,
                                                                                            note):
     root = tmp_path / "repo"
@@ -328,8 +328,11 @@ def test_neither_a_dependency_nor_an_evaluation_changes_the_path_or_hook_a_later
                             environment=stage_directory(env), warm=True, parallel=1)
     try:
         rows = [(r.outcome, r.reason) for r in (runner({}), runner({}), runner({}))]
-        assert note in runner.note and bool(runner.note) == bool(note), runner.note
-        if not note:  # cold, the dependency's own path and hook are the interpreter's: the documented residue
+        # a hook the imports added would come after the repository's warm and before it cold (fifth review):
+        # such a series starts cold, where the dependency's own hook is the interpreter's (the documented
+        # residue), so only the verdicts the hook alone leaves are checked
+        assert note in runner.note, runner.note
+        if dependency is MUTATES:
             assert rows == [("pass", None)] * 3
     finally:
         runner.close()

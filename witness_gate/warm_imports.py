@@ -36,10 +36,20 @@ def _module_file(root: Path, dotted: str) -> list[Path]:
     return found
 
 
-def _imports(tree: ast.AST, package: str) -> list[str]:
-    """Absolute dotted names a module imports (relative ones resolved against `package`)."""
+def _at_import(tree: ast.AST):
+    """The nodes that run when the module is imported: not the bodies of its functions and lambdas."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _imports(tree: ast.AST, package: str, nodes=ast.walk) -> list[str]:
+    """Absolute dotted names a module imports (relative ones resolved against `package`), among `nodes`."""
     names = []
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -79,12 +89,16 @@ def reached(root: Path, relpath: str) -> tuple[list[str], list[str]]:
             tree = ast.parse(path.read_bytes())
         except Exception:  # noqa: BLE001 - RecursionError, MemoryError too: the evaluation meets it, cold
             continue
+        # the repository's files are followed wherever they are imported (the parent only compiles them);
+        # a dependency is warmed only where importing the module imports it: one imported inside a function
+        # does what it does on import (a recursion limit, an environment variable) only once that runs, cold
+        eager = set(_imports(tree, package, _at_import))
         for name in _imports(tree, package):
             top = name.split(".", 1)[0]
             if top in ours:
                 for found in _module_file(root, name):
                     queue.append((found, name if found.name == "__init__.py" else name.rpartition(".")[0]))
-            elif top not in NEVER and all(part.isidentifier() for part in name.split(".")):
+            elif name in eager and top not in NEVER and all(part.isidentifier() for part in name.split(".")):
                 outside.add(name)
     # `from package import name` also lists package.name, which may be an attribute, not a module: the
     # parent tries each and lets a failed import go

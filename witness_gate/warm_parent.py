@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import importlib
+import importlib.machinery
 import json
 import os
 import random
@@ -39,7 +40,9 @@ _listdir, _recv_fds, _waitpid, _close, _loads = os.listdir, socket.recv_fds, os.
 _dup2, _closerange, _setsid, _setrlimit, _chdir = os.dup2, os.closerange, os.setsid, resource.setrlimit, os.chdir
 # the C function: signal.pthread_sigmask would make an enum of each of the 60-odd signals in every child
 _exit, _sigmask, _random_state = os._exit, _signal.pthread_sigmask, random.getstate
+_gc_unfreeze, _gc_enable = gc.unfreeze, gc.enable
 _FUNCTION, _MODULE = type(lambda: None), type(sys)
+_FILL_CACHE = importlib.machinery.FileFinder._fill_cache.__code__  # the import system listing a folder
 CLOSE_RANGE = 436  # the same number on x86_64 and aarch64
 ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which a dependency may have lowered
 
@@ -92,6 +95,43 @@ def _import(name: str) -> None:
         pass
 
 
+class _Watch:
+    """An audit hook, added before the imports and doing nothing once they are done (a hook cannot be
+    removed: every child carries it, idle): notes the first thing the imports did that a cold start, with
+    the repository on sys.path and the key already read, would not have seen the same."""
+
+    def __init__(self) -> None:
+        self.real_root, self.on, self.busy, self.seen = "/", False, False, ""
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if not self.on or self.seen or self.busy:
+            return
+        self.busy = True  # realpath below may raise events of its own
+        try:
+            self.seen = self._judge(event, args)
+        finally:
+            self.busy = False
+
+    def _judge(self, event: str, args: tuple) -> str:
+        if event == "sys.addaudithook":  # a hook that would run in every child before the key is read
+            return "added an audit hook"
+        if event == "open" and isinstance(args[0], (str, bytes)):
+            where = os.path.realpath(os.fsdecode(args[0])) + os.sep  # relative: the working directory, /repo
+            return f"read the repository's {os.fsdecode(args[0])}" if where.startswith(self.real_root) else ""
+        if event in ("os.listdir", "os.scandir") and _caller(3) is not _FILL_CACHE:
+            return "listed a folder (a scan of the import path finds the repository's files only cold)"
+        return ""
+
+
+WATCH = _Watch()  # added by serve, before any dependency runs
+
+
+def _caller(depth: int):
+    """The code of the frame `depth` above this one (the hook's caller's caller ...), or None."""
+    frame = sys._getframe(depth)
+    return frame.f_code if frame is not None else None
+
+
 def warm_imports(names: list[str], root: str, path: list[str]) -> str:
     """Import `names` with the repository off sys.path; '' when the result is what a cold start imports too.
 
@@ -99,16 +139,18 @@ def warm_imports(names: list[str], root: str, path: list[str]) -> str:
     repository, installed packages, then the set-up's environment and the folders its .pth files name.
     """
     saved = list(sys.path)
-    before, held, drawn = set(sys.modules), set(_listdir("/proc/self/fd")), _random_state()
+    before = (set(sys.modules), set(_listdir("/proc/self/fd")), _random_state(), list(sys.path_hooks))
     real_root = os.path.realpath(root) + os.sep
     sys.path[:] = [p for p in path if not (os.path.realpath(p) + os.sep).startswith(real_root)]
     importing = list(sys.path)
     shadowed = provided(root)
     asked = _Asked(shadowed)
     sys.meta_path.insert(0, asked)
+    WATCH.real_root, WATCH.on = real_root, True
     for name in names:
         if name.split(".")[0] not in shadowed:
             _import(name)
+    WATCH.on = False
     kept_finder = asked in sys.meta_path
     if kept_finder:
         sys.meta_path.remove(asked)
@@ -116,21 +158,39 @@ def warm_imports(names: list[str], root: str, path: list[str]) -> str:
     for path in list(sys.path_importer_cache):  # a finder a dependency made for a folder of the repository
         if (os.path.realpath(path) + os.sep).startswith(real_root):
             del sys.path_importer_cache[path]
-    for name in sorted(set(sys.modules) - before):
+    for name in sorted(set(sys.modules) - before[0]):
         where = os.path.realpath(getattr(sys.modules[name], "__file__", None) or "/")
         if name.split(".")[0] in shadowed or where.startswith(real_root):
             return f"the set-up environment imports {name}, which the repository also provides"
     if asked.asked:
         return f"the set-up environment asks for {asked.asked[0]}, which the repository provides"
-    ran = _repository_code(real_root)
-    if ran:  # a plugin loader that ran a file of the checkout by path, in the parent every child comes from
-        return f"the set-up environment ran the repository's {ran}"
     if not kept_finder:
         return "importing the dependencies rearranged the import system"
     if moved_path:  # each child takes the path read before the imports: a folder a package added would be lost
         return "importing the dependencies changed sys.path"
+    return _changed(before[1:], real_root)
+
+
+def _changed(before: tuple, real_root: str) -> str:
+    """What else the imports left that a cold start would not (''): run in the parent, seen by every child."""
+    held, drawn, hooks = before
+    if WATCH.seen:
+        return f"importing the dependencies {WATCH.seen}"
+    ran = _repository_code(real_root)
+    if ran:  # a plugin loader that ran a file of the checkout, in the parent every child comes from
+        return f"the set-up environment ran the repository's {ran}"
+    if sys.path_hooks != hooks:  # a cold start inserts the repository's hook first, then imports
+        return "importing the dependencies changed sys.path_hooks"
     if _random_state() != drawn:  # a cold start seeds first, so those draws come from the pinned seed
         return "importing the dependencies drew from the random module"
+    threading = sys.modules.get("threading")
+    if sys.gettrace() or sys.getprofile() or getattr(threading, "_trace_hook", None) or getattr(
+            threading, "_profile_hook", None):  # it would run in every child before the key is read
+        return "importing the dependencies set a trace or profile function"
+    if any(signal.getitimer(t)[0] for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)):
+        return "importing the dependencies armed a timer (a fork does not inherit it)"
+    if gc.callbacks:  # it would run in the parent, between evaluations
+        return "importing the dependencies registered a garbage-collection callback"
     if len(_listdir("/proc/self/task")) != 1:
         return "importing the dependencies started a thread"
     if set(_listdir("/proc/self/fd")) - held:  # each evaluation closes every descriptor but its three
@@ -175,10 +235,13 @@ def _shared_writable() -> bool:
     return shared
 
 
-def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask) -> None:
-    """In the child: the descriptors, session, limits, signal mask and working directory of a cold start (its
-    argv is set once, in serve); nothing of the parent's channel, `control`, whatever its number."""
+def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask, collecting: bool) -> None:
+    """In the child: the descriptors, session, limits, signal mask, garbage collection and working directory
+    of a cold start (its argv is set once, in serve); nothing of the parent's channel, `control`."""
     _sigmask(_signal.SIG_SETMASK, mask)  # signals sent to the parent stay pending there: a child has none
+    _gc_unfreeze()
+    if collecting:
+        _gc_enable()
     _close(control)
     for target, fd in enumerate(fds):
         _dup2(fd, target)
@@ -204,6 +267,7 @@ def serve(main, path: list[str], precompile, sweep) -> None:
     `main` is the harness's, for each child; `path` each evaluation's import path (see warm_imports)."""
     global SWEEP
     SWEEP = sweep
+    sys.addaudithook(WATCH)  # first of all: it sees a dependency add a hook of its own
     sys.argv[1:] = []  # the argv of a cold harness, for the imports and every child
     sys.orig_argv[:] = [a for a in sys.orig_argv if a != "--warm"]
     try:  # OpenSSL looks up an HMAC's digest on first use: done here once, not in every child
@@ -219,6 +283,9 @@ def serve(main, path: list[str], precompile, sweep) -> None:
     _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
     why = warm_imports(names, root, path)
+    # from here no Python signal handler a dependency set runs in the parent, where every later child would
+    # inherit what it changed: an evaluation's kill of its parent (or of -1) waits there, blocked, for ever
+    mask = tuple(_sigmask(_signal.SIG_BLOCK, signal.valid_signals()))
     compile_reached(files, prop, root, precompile)
     _LIBC.malloc_trim(0)  # what compiling took and gave back leaves the address space every child inherits
     # what the imports wrote (a cache under HOME) is kept and put back before every evaluation, the first too
@@ -228,9 +295,9 @@ def serve(main, path: list[str], precompile, sweep) -> None:
     control.send(f"cold {why}".encode() if why else b"ready")
     if why:
         _exit(0)
-    # from here no Python signal handler a dependency set runs in the parent, where every later child would
-    # inherit what it changed: an evaluation's kill of its parent (or of -1) waits there, blocked, for ever
-    mask = tuple(_sigmask(_signal.SIG_BLOCK, signal.valid_signals()))
+    collecting = gc.isenabled()
+    gc.disable()  # no garbage of a dependency's is collected here, so none of its finalizers runs between
+    gc.freeze()  # evaluations; each child collects again, as the imports left it
     while True:
         message, fds, _flags, _addr = _recv_fds(control, 4096, 3)
         if not message or len(fds) != 3:
@@ -239,7 +306,7 @@ def serve(main, path: list[str], precompile, sweep) -> None:
         pid = _fork()
         if pid == 0:
             try:  # whatever fails here ends this child alone, with no verdict and none of the parent's teardown
-                _become_the_harness(fds, cpu, control_fd, root, mask)
+                _become_the_harness(fds, cpu, control_fd, root, mask, collecting)
                 main()
             finally:
                 _exit(70)
