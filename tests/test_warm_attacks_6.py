@@ -1,0 +1,155 @@
+"""Attacks on the warm start, sixth review: commit fe3c0e3 (an audit hook `_Watch`, on while the parent imports
+the dependencies, starts the series cold when they add an audit hook, read a file of the checkout or list a
+folder; trace/profile functions, itimers, gc callbacks and sys.path_hooks are checked after the imports).
+
+Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does), so a strict
+xfail marks a break that still works.
+
+The break: `_Watch` is switched off (WATCH.on = False) before warm_imports() reads `__file__` of every module
+the imports added. A module a dependency registered with importlib.util.LazyLoader (what `lazy_loader`,
+scipy, and many plugin registries do to keep import time down) is executed by that very getattr: its code runs
+in the parent with the watch off. It may then add an audit hook (nothing else looks for one) that takes the
+verdict key in each forked child, or read and run the repository's plugin files in the parent, the two routes
+fe3c0e3 meant to close.
+"""
+
+import pytest
+
+from witness_gate.runner import PropertyRunner
+from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
+
+pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
+
+
+def _build(tmp_path, repo_files: dict, env_files: dict):
+    """A staged checkout and a staged set-up environment from {relpath: text}."""
+    staged = []
+    for name, files in (("repo", repo_files), ("env", env_files)):
+        base = tmp_path / name
+        base.mkdir()
+        for relpath, text in files.items():
+            (base / relpath).parent.mkdir(parents=True, exist_ok=True)
+            (base / relpath).write_text(text)
+        staged.append(stage_directory(base))
+    return staged
+
+
+def _rows(repo, env, selector, payloads, warm, timeout=10):
+    runner = PropertyRunner(repo, selector, "17", Sandbox("bwrap"), timeout_seconds=timeout, environment=env,
+                            warm=warm, parallel=1)
+    try:
+        rows = [(r.outcome, r.reason) for r in (runner(p) for p in payloads)]
+        return rows, runner.note
+    finally:
+        runner.close()
+
+
+def _warm_and_cold(repo, env, selector, payloads, timeout=10):
+    warm, note = _rows(repo, env, selector, payloads, True, timeout)
+    cold, _ = _rows(repo, env, selector, payloads, False, timeout)
+    return warm, cold, note
+
+
+# --- 1. a lazily loaded module runs when the parent reads its __file__, after the watch is off ------------------
+
+# the package the property imports: its registry submodule is loaded on first attribute access
+LAZY_PACKAGE = '''
+import importlib.util
+import sys
+
+
+def _lazy(name):
+    spec = importlib.util.find_spec(name)
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    loader.exec_module(module)
+    return module
+
+
+registry = _lazy("lazyplug_registry")
+'''
+
+# an audit hook (as review 5, section 7): in a forked child it sees os.chdir while fd 0 still holds the key
+AUDIT_REGISTRY = r'''
+import os, sys
+import _hashlib
+
+
+def _hook(event, args):
+    if event != "os.chdir":
+        return
+    try:
+        key = os.read(0, 256).split(b"\n")[0].strip()
+    except OSError:
+        return
+    if key:
+        body = b"pass - "
+        os.write(1, b"\nwitness-verdict " + body + b" " + _hashlib.hmac_digest(key, body, "sha256").hex().encode()
+                 + b"\n")
+        os._exit(0)
+
+
+sys.addaudithook(_hook)
+'''
+
+LAZY_PROPS = "import lazyplug\n\n\ndef prop_regression(p):\n    return 'regression'\n"
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK: a LazyLoader module a dependency registers is executed by the "
+                   "parent's own getattr(module, '__file__') in warm_imports after WATCH.on = False; the audit "
+                   "hook it adds goes unseen and takes the key in every child: a regression labelled pass")
+def test_a_lazily_loaded_dependency_cannot_add_an_audit_hook_after_the_watch_is_off(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": LAZY_PROPS},
+                       {"lazyplug.py": LAZY_PACKAGE, "lazyplug_registry.py": AUDIT_REGISTRY})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}])
+    assert cold == [("fail", "regression")] * 2
+    assert warm == cold, (warm, note)
+
+
+def test_control_the_same_hook_imported_eagerly_sends_the_series_cold(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": "import lazyplug_registry\n\n\ndef prop_regression(p):\n"
+                                           "    return 'regression'\n"},
+                       {"lazyplug_registry.py": AUDIT_REGISTRY})
+    warm, note = _rows(repo, env, "p.py::prop_regression", [{}, {}], True)
+    assert warm == [("fail", "regression")] * 2
+    assert "warm start not used" in note, note
+
+
+# the same route for the repository's own code: a plugin registry (loaded lazily) that reads the project's
+# plugins/ and runs them under a name of its own, as review 5, section 1 did eagerly
+PLUGIN_REGISTRY = '''
+import os
+
+PLUGINS = {}
+if os.path.isdir("plugins"):
+    for _name in sorted(os.listdir("plugins")):
+        if _name.endswith(".py"):
+            with open(os.path.join("plugins", _name), encoding="utf-8") as _handle:
+                _source = _handle.read()
+            _namespace = {"__name__": "plugin_" + _name[:-3]}
+            exec(compile(_source, f"<plugin {_name[:-3]}>", "exec"), _namespace)
+            PLUGINS[_name[:-3]] = _namespace
+'''
+
+PLUGIN_PID = "import os\nPID = os.getpid()\n"
+
+PLUGIN_PROPS = '''
+import os
+import lazyplug
+
+
+def prop_where(p):
+    return "own-process" if lazyplug.registry.PLUGINS["rules"]["PID"] == os.getpid() else "another-process"
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK: the lazily loaded registry runs in the parent with the watch off, "
+                   "so its open/listdir of the checkout is unseen and the repository's plugin runs in the parent")
+def test_a_lazily_loaded_plugin_registry_never_runs_the_repository_s_code_in_the_warm_parent(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": PLUGIN_PROPS, "plugins/rules.py": PLUGIN_PID},
+                       {"lazyplug.py": LAZY_PACKAGE, "lazyplug_registry.py": PLUGIN_REGISTRY})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_where", [{}])
+    assert cold == [("fail", "own-process")]
+    assert warm == cold, (warm, note)
