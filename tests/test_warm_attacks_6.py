@@ -153,3 +153,48 @@ def test_a_lazily_loaded_plugin_registry_never_runs_the_repository_s_code_in_the
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_where", [{}])
     assert cold == [("fail", "own-process")]
     assert warm == cold, (warm, note)
+
+
+# --- 2. an import that never runs cold: `if TYPE_CHECKING:` (and other branches never taken) -------------------
+
+# fe3c0e3 warms only imports outside function bodies (warm_imports._at_import), but every branch of the module
+# body is walked: the import under `if TYPE_CHECKING:` (the ordinary way to name a heavy package in annotations
+# only) or under a version guard never taken is imported by the warm parent and never cold. What that package sets
+# process-wide when imported (as review 5, section 2: the recursion limit, the int-digit limit, the environment)
+# then holds in every warm child: the patch's recursive `work` overflows the stack on every cold start (a
+# regression) and passes warm.
+GUARDS = {
+    "type-checking": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import heavydep\n",
+    "version-guard": "import sys\n\nif sys.version_info < (3, 8):\n    import heavydep\n",
+}
+
+UNTAKEN_CASES = {
+    "recursion": ("import sys\nsys.setrecursionlimit(20000)  # deep expression trees\n",
+                  "def work(n):\n    return 0 if n == 0 else 1 + work(n - 1)\n",
+                  "calc.work(3000) == 3000 or 'wrong'"),
+    "environ": ("import os\nos.environ.setdefault('OMP_NUM_THREADS', '1')\n",
+                "import os\n\n\ndef work(n):\n    return os.environ.get('OMP_NUM_THREADS', 'all')\n",
+                "calc.work(0) == '1' or 'threads:' + calc.work(0)"),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK: warm_imports._at_import walks branches that never run (if "
+                   "TYPE_CHECKING:, a version guard): the parent imports a package a cold start never does, and "
+                   "its process-wide settings pass a regression warm")
+@pytest.mark.parametrize("guard", list(GUARDS))
+@pytest.mark.parametrize("case", list(UNTAKEN_CASES))
+def test_a_package_imported_only_under_a_branch_never_taken_is_not_imported_warm(tmp_path, guard, case):
+    dep, calc, check = UNTAKEN_CASES[case]
+    props = f"import calc\n\n\ndef prop_work(p):\n    return {check}\n"
+    repo, env = _build(tmp_path, {"p.py": props, "calc.py": GUARDS[guard] + "\n\n" + calc}, {"heavydep.py": dep})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_work", [{}, {}])
+    assert cold[0][0] == "fail", cold  # the regression, as every cold start sees it
+    assert warm == cold, (warm, note)
+
+
+def test_control_the_same_package_imported_unconditionally_agrees_warm_and_cold(tmp_path):
+    dep, calc, check = UNTAKEN_CASES["recursion"]
+    props = f"import calc\n\n\ndef prop_work(p):\n    return {check}\n"
+    repo, env = _build(tmp_path, {"p.py": props, "calc.py": "import heavydep\n\n\n" + calc}, {"heavydep.py": dep})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_work", [{}])
+    assert warm == cold == [("pass", None)], (warm, cold, note)
