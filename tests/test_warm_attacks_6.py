@@ -227,3 +227,58 @@ def test_a_dependency_of_a_lazily_imported_repository_module_is_not_imported_war
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_work", [{}, {}])
     assert cold[0][0] == "fail", cold
     assert warm == cold, (warm, note)
+
+
+# --- 4. a dependency that probes the path for a project's module without listing a folder ---------------------
+
+# fe3c0e3 sees a scan of the path as os.listdir / os.scandir and an ask for a repository name as a find_spec on
+# sys.meta_path. A package that looks for a project's override module by name, with os.path.isfile along
+# sys.path (no audit event) or importlib.machinery.PathFinder.find_spec (the path finder itself, not
+# sys.meta_path; its listing is FileFinder._fill_cache, exempt) does neither. The warm parent's path has no
+# repository: the patch's override (a regression) is found cold and never warm.
+PROBE_DEPS = {
+    "isfile": '''
+import importlib, os, sys
+
+# a project may override the rate with a module pricing_local on its path, loaded when first used
+LOCAL = any(os.path.isfile(os.path.join(folder, "pricing_local.py")) for folder in sys.path if folder)
+''',
+    "pathfinder": '''
+import importlib, importlib.machinery
+
+LOCAL = importlib.machinery.PathFinder.find_spec("pricing_local") is not None
+''',
+}
+
+PROBE_TAIL = '''
+
+def rate():
+    value = 10
+    if LOCAL:
+        value = importlib.import_module("pricing_local").adjust(value)
+    return value
+'''
+
+PROBE_REPO = {
+    "pricing_local.py": "def adjust(value):\n    return value + 1  # the patch\n",
+    "p.py": "import pricing\n\n\ndef prop_rate(p):\n    return pricing.rate() == 10 or f'rate:{pricing.rate()}'\n",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK: a dependency probing sys.path by name (os.path.isfile or "
+                   "PathFinder.find_spec) raises no event _Watch judges and bypasses _Asked: the repository's "
+                   "override, found cold, is never found warm, and a regression passes")
+@pytest.mark.parametrize("probe", list(PROBE_DEPS))
+def test_a_project_module_a_dependency_probes_for_by_name_is_found_warm_as_cold(tmp_path, probe):
+    repo, env = _build(tmp_path, PROBE_REPO, {"pricing.py": PROBE_DEPS[probe] + PROBE_TAIL})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_rate", [{}, {}])
+    assert cold == [("fail", "rate:11")] * 2  # the regression, as every cold start sees it
+    assert warm == cold, (warm, note)
+
+
+def test_control_the_same_probe_through_importlib_util_find_spec_sends_the_series_cold(tmp_path):
+    dep = "import importlib, importlib.util\n\nLOCAL = importlib.util.find_spec('pricing_local') is not None\n"
+    repo, env = _build(tmp_path, PROBE_REPO, {"pricing.py": dep + PROBE_TAIL})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_rate", [{}, {}])
+    assert warm == cold == [("fail", "rate:11")] * 2, (warm, note)
+    assert "warm start not used" in note, note
