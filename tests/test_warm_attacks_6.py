@@ -1,16 +1,23 @@
 """Attacks on the warm start, sixth review: commit fe3c0e3 (an audit hook `_Watch`, on while the parent imports
 the dependencies, starts the series cold when they add an audit hook, read a file of the checkout or list a
-folder; trace/profile functions, itimers, gc callbacks and sys.path_hooks are checked after the imports).
+folder; trace/profile functions, itimers, gc callbacks and sys.path_hooks are checked after the imports; only
+imports outside function bodies are warmed).
 
 Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does), so a strict
-xfail marks a break that still works.
-
-The break: `_Watch` is switched off (WATCH.on = False) before warm_imports() reads `__file__` of every module
-the imports added. A module a dependency registered with importlib.util.LazyLoader (what `lazy_loader`,
-scipy, and many plugin registries do to keep import time down) is executed by that very getattr: its code runs
-in the parent with the watch off. It may then add an audit hook (nothing else looks for one) that takes the
-verdict key in each forked child, or read and run the repository's plugin files in the parent, the two routes
-fe3c0e3 meant to close.
+xfail marks a break that still works. The breaks, most severe first, each with ordinary dependencies:
+1. dependency code runs in the parent after WATCH.on = False: warm_imports reads getattr(module, "__file__")
+   of every module the imports added, and a module registered with importlib.util.LazyLoader, or a lazy
+   namespace module whose class builds it on first attribute access, is executed right there. An audit hook it
+   adds is seen by nothing else and takes the key in every forked child (a regression signed pass), and a
+   plugin registry it runs reads and runs the repository's plugins in the parent (sections 1);
+2. imports that never run cold are warmed: warm_imports._at_import drops function bodies but walks every
+   branch (`if TYPE_CHECKING:`, a version guard, `if __name__ == "__main__":`, the fallback of an optional
+   import), and reached() follows a repository module imported inside a function and warms its module-level
+   imports; what such a package sets when imported (recursion limit, environment) holds warm only, and a
+   regression passes (sections 2, 3);
+3. a dependency that probes sys.path for a project's module by name (os.path.isfile along sys.path, or
+   importlib.machinery.PathFinder.find_spec, which bypasses sys.meta_path and lists through the exempt
+   FileFinder._fill_cache) finds the patch's module cold and never warm (section 4).
 """
 
 import pytest
@@ -167,6 +174,8 @@ GUARDS = {
     "type-checking": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import heavydep\n",
     "version-guard": "import sys\n\nif sys.version_info < (3, 8):\n    import heavydep\n",
     "main-guard": "if __name__ == '__main__':\n    import heavydep\n",
+    # the fallback of an optional import, taken only when the first choice is missing
+    "fallback": "try:\n    import json as fastjson\nexcept ImportError:\n    import heavydep as fastjson\n",
 }
 
 UNTAKEN_CASES = {
