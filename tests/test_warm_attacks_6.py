@@ -3,8 +3,13 @@ the dependencies, starts the series cold when they add an audit hook, read a fil
 folder; trace/profile functions, itimers, gc callbacks and sys.path_hooks are checked after the imports; only
 imports outside function bodies are warmed).
 
-Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does), so a strict
-xfail marks a break that still works. The breaks, most severe first, each with ordinary dependencies:
+Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does). The review
+found the breaks below, each mended since (witness_gate/warm_parent.py, warm_imports.py): a module that is not
+a plain module (a lazy one) starts the series cold, and no module attribute is read but through its __dict__;
+only imports that surely run when a module is imported are warmed (its top, a `try` body, a class body),
+through repository modules that are themselves imported so; the repository's folders stay on sys.path while
+the parent imports, where a finder first on sys.meta_path refuses (and notes) every name they provide. The
+breaks, most severe first, each with ordinary dependencies:
 1. dependency code runs in the parent after WATCH.on = False: warm_imports reads getattr(module, "__file__")
    of every module the imports added, and a module registered with importlib.util.LazyLoader, or a lazy
    namespace module whose class builds it on first attribute access, is executed right there. An audit hook it
@@ -104,9 +109,6 @@ sys.addaudithook(_hook)
 LAZY_PROPS = "import lazyplug\n\n\ndef prop_regression(p):\n    return 'regression'\n"
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: a LazyLoader module a dependency registers is executed by the "
-                   "parent's own getattr(module, '__file__') in warm_imports after WATCH.on = False; the audit "
-                   "hook it adds goes unseen and takes the key in every child: a regression labelled pass")
 def test_a_lazily_loaded_dependency_cannot_add_an_audit_hook_after_the_watch_is_off(tmp_path):
     repo, env = _build(tmp_path, {"p.py": LAZY_PROPS},
                        {"lazyplug.py": LAZY_PACKAGE, "lazyplug_registry.py": AUDIT_REGISTRY})
@@ -152,8 +154,6 @@ def prop_where(p):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: the lazily loaded registry runs in the parent with the watch off, "
-                   "so its open/listdir of the checkout is unseen and the repository's plugin runs in the parent")
 def test_a_lazily_loaded_plugin_registry_never_runs_the_repository_s_code_in_the_warm_parent(tmp_path):
     repo, env = _build(tmp_path, {"p.py": PLUGIN_PROPS, "plugins/rules.py": PLUGIN_PID},
                        {"lazyplug.py": LAZY_PACKAGE, "lazyplug_registry.py": PLUGIN_REGISTRY})
@@ -188,9 +188,6 @@ UNTAKEN_CASES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: warm_imports._at_import walks branches that never run (if "
-                   "TYPE_CHECKING:, a version guard): the parent imports a package a cold start never does, and "
-                   "its process-wide settings pass a regression warm")
 @pytest.mark.parametrize("guard", list(GUARDS))
 @pytest.mark.parametrize("case", list(UNTAKEN_CASES))
 def test_a_package_imported_only_under_a_branch_never_taken_is_not_imported_warm(tmp_path, guard, case):
@@ -224,9 +221,6 @@ def solve(x):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: reached() follows a repository module imported inside a function "
-                   "and warms its module-level imports; a package a cold start never imports sets the recursion "
-                   "limit warm and a regression passes")
 def test_a_dependency_of_a_lazily_imported_repository_module_is_not_imported_warm(tmp_path):
     dep, calc, check = UNTAKEN_CASES["recursion"]
     props = f"import calc\n\n\ndef prop_work(p):\n    return {check}\n"
@@ -274,9 +268,6 @@ PROBE_REPO = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: a dependency probing sys.path by name (os.path.isfile or "
-                   "PathFinder.find_spec) raises no event _Watch judges and bypasses _Asked: the repository's "
-                   "override, found cold, is never found warm, and a regression passes")
 @pytest.mark.parametrize("probe", list(PROBE_DEPS))
 def test_a_project_module_a_dependency_probes_for_by_name_is_found_warm_as_cold(tmp_path, probe):
     repo, env = _build(tmp_path, PROBE_REPO, {"pricing.py": PROBE_DEPS[probe] + PROBE_TAIL})
@@ -316,9 +307,6 @@ sys.modules["lazyplug.registry"] = registry = _Namespace("lazyplug.registry")
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: a module object whose class builds it on first attribute access "
-                   "runs under the parent's getattr(module, '__file__') after WATCH.on = False; the audit hook it "
-                   "adds goes unseen and takes the key in every child: a regression labelled pass")
 def test_a_lazy_namespace_module_cannot_add_an_audit_hook_after_the_watch_is_off(tmp_path):
     repo, env = _build(tmp_path, {"p.py": LAZY_PROPS},
                        {"lazyplug.py": NAMESPACE_PACKAGE, "lazyplug_registry.py": AUDIT_REGISTRY})

@@ -37,13 +37,16 @@ def _module_file(root: Path, dotted: str) -> list[Path]:
 
 
 def _at_import(tree: ast.AST):
-    """The nodes that run when the module is imported: not the bodies of its functions and lambdas."""
-    stack = [tree]
+    """The import statements that surely run when the module is imported: at its top, in the body of a
+    `try` or of a class there; not under an `if` (TYPE_CHECKING, a version), in a loop, a handler or a
+    function, which a cold start may never run."""
+    stack = list(getattr(tree, "body", []))
     while stack:
         node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, (ast.Try, ast.ClassDef)) or type(node).__name__ == "TryStar":
+            stack.extend(node.body)
 
 
 def _imports(tree: ast.AST, package: str, nodes=ast.walk) -> list[str]:
@@ -77,12 +80,12 @@ def reached(root: Path, relpath: str) -> tuple[list[str], list[str]]:
     """
     ours = provided(root)
     inside = root.resolve()
-    queue, seen, outside = [(root / relpath, "")], {}, set()
+    queue, seen, outside = [(root / relpath, "", True)], {}, set()
     while queue and len(seen) < MAX_FILES:
-        path, package = queue.pop()
-        if path in seen or not path.resolve().is_relative_to(inside):
+        path, package, surely = queue.pop()  # surely: imported whenever the property's module is
+        if path in seen and (seen[path] or not surely) or not path.resolve().is_relative_to(inside):
             continue  # a link out of the checkout is the sandbox's to follow, never the host's
-        seen[path] = None  # a dict: the files in the order they were reached
+        seen[path] = surely or seen.get(path, False)  # a dict: the files in the order they were reached
         try:
             if path.stat().st_size > MAX_BYTES:
                 continue
@@ -92,12 +95,13 @@ def reached(root: Path, relpath: str) -> tuple[list[str], list[str]]:
         # the repository's files are followed wherever they are imported (the parent only compiles them);
         # a dependency is warmed only where importing the module imports it: one imported inside a function
         # does what it does on import (a recursion limit, an environment variable) only once that runs, cold
-        eager = set(_imports(tree, package, _at_import))
+        eager = set(_imports(tree, package, _at_import)) if surely else set()
         for name in _imports(tree, package):
             top = name.split(".", 1)[0]
             if top in ours:
                 for found in _module_file(root, name):
-                    queue.append((found, name if found.name == "__init__.py" else name.rpartition(".")[0]))
+                    queue.append((found, name if found.name == "__init__.py" else name.rpartition(".")[0],
+                                  name in eager))
             elif name in eager and top not in NEVER and all(part.isidentifier() for part in name.split(".")):
                 outside.add(name)
     # `from package import name` also lists package.name, which may be an attribute, not a module: the

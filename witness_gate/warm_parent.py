@@ -71,8 +71,9 @@ def provided(root: str) -> set[str]:
 
 
 class _Asked:
-    """First on sys.meta_path while the parent imports: notes every name asked for that the repository
-    provides (an optional `import` a dependency makes, which fails here and would find the repository's)."""
+    """First on sys.meta_path while the parent imports, with the repository on sys.path as a cold start has
+    it: refuses and notes every name asked for that the repository provides (an optional `import` a
+    dependency makes, which would run the repository's code in the parent)."""
 
     def __init__(self, shadowed: set[str]) -> None:
         self.shadowed, self.asked = shadowed, []
@@ -80,6 +81,7 @@ class _Asked:
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in self.shadowed:
             self.asked.append(name)
+            raise ModuleNotFoundError(f"{name} is the repository's: not imported in the warm parent")
         return None
 
 
@@ -133,7 +135,7 @@ def _caller(depth: int):
 
 
 def warm_imports(names: list[str], root: str, path: list[str]) -> str:
-    """Import `names` with the repository off sys.path; '' when the result is what a cold start imports too.
+    """Import `names` (never the repository's); '' when the result is what a cold start imports too.
 
     `path` is each evaluation's (harness_imports.path_plan): the gate's copy first, the standard library, the
     repository, installed packages, then the set-up's environment and the folders its .pth files name.
@@ -141,7 +143,9 @@ def warm_imports(names: list[str], root: str, path: list[str]) -> str:
     saved = list(sys.path)
     before = (set(sys.modules), set(_listdir("/proc/self/fd")), _random_state(), list(sys.path_hooks))
     real_root = os.path.realpath(root) + os.sep
-    sys.path[:] = [p for p in path if not (os.path.realpath(p) + os.sep).startswith(real_root)]
+    # the repository's folders stay where a cold start has them, so that a dependency probing the path
+    # (a stat, PathFinder.find_spec) sees what it would see cold; _Asked refuses importing from them
+    sys.path[:] = path
     importing = list(sys.path)
     shadowed = provided(root)
     asked = _Asked(shadowed)
@@ -159,7 +163,11 @@ def warm_imports(names: list[str], root: str, path: list[str]) -> str:
         if (os.path.realpath(path) + os.sep).startswith(real_root):
             del sys.path_importer_cache[path]
     for name in sorted(set(sys.modules) - before[0]):
-        where = os.path.realpath(getattr(sys.modules[name], "__file__", None) or "/")
+        module = sys.modules[name]
+        if isinstance(module, _MODULE) and type(module) is not _MODULE:  # a lazy module: its code would run
+            return f"the set-up environment imports {name} as a module that loads itself later"  # unwatched
+        plain = type(module) is _MODULE  # not an object put there (typing.io is a class): its file is read
+        where = os.path.realpath(plain and module.__dict__.get("__file__") or "/")  # no __getattr__ runs
         if name.split(".")[0] in shadowed or where.startswith(real_root):
             return f"the set-up environment imports {name}, which the repository also provides"
     if asked.asked:
@@ -183,9 +191,9 @@ def _changed(before: tuple, real_root: str) -> str:
         return "importing the dependencies changed sys.path_hooks"
     if _random_state() != drawn:  # a cold start seeds first, so those draws come from the pinned seed
         return "importing the dependencies drew from the random module"
-    threading = sys.modules.get("threading")
-    if sys.gettrace() or sys.getprofile() or getattr(threading, "_trace_hook", None) or getattr(
-            threading, "_profile_hook", None):  # it would run in every child before the key is read
+    threading = getattr(sys.modules.get("threading"), "__dict__", {})
+    if sys.gettrace() or sys.getprofile() or threading.get("_trace_hook") or threading.get("_profile_hook"):
+        # it would run in every child before the key is read
         return "importing the dependencies set a trace or profile function"
     if any(signal.getitimer(t)[0] for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)):
         return "importing the dependencies armed a timer (a fork does not inherit it)"
