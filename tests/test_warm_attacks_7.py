@@ -1,0 +1,174 @@
+"""Attacks on the warm start, seventh review: commit 17ab548 (lazy modules start the series cold and no module
+attribute is read but through its __dict__; only imports that surely run are warmed: the module's top, a
+`try` body, a class body; the repository's folders stay on sys.path while _Asked refuses their names).
+
+Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does); a break is
+a strict xfail. The breaks, most severe first, each with ordinary dependencies and plain repository code:
+1. warm_parent._import runs a plain package's PEP 562 module `__getattr__` for `import package.sub`: it asks
+   `hasattr(package, "sub")`, which a cold `import package.sub` never does (the import system reads only
+   `package.__path__`). A package whose `__getattr__` serves a deprecated top-level alias of the submodule's
+   name and switches itself to its legacy (lenient) behaviour when one is used does so in the parent only, and
+   every child inherits it: a regression that fails on every cold evaluation passes warm (section 1);
+2. warm_imports._at_import treats every statement of a `try` body as sure to run, but one that raises skips
+   the rest of the body: `try: import _accel; import accel_setup except ImportError: ...` with `_accel`
+   absent never imports `accel_setup` cold, while the parent imports each name on its own, lets the failed one
+   go and imports `accel_setup`; what that does on import (configuring another package) holds warm only, and
+   a regression passes (section 2).
+"""
+
+import pytest
+
+from witness_gate.runner import PropertyRunner
+from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
+
+pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
+
+
+def _build(tmp_path, repo_files: dict, env_files: dict):
+    """A staged checkout and a staged set-up environment from {relpath: text}."""
+    staged = []
+    for name, files in (("repo", repo_files), ("env", env_files)):
+        base = tmp_path / name
+        base.mkdir()
+        for relpath, text in files.items():
+            (base / relpath).parent.mkdir(parents=True, exist_ok=True)
+            (base / relpath).write_text(text)
+        staged.append(stage_directory(base))
+    return staged
+
+
+def _rows(repo, env, selector, payloads, warm, timeout=10):
+    runner = PropertyRunner(repo, selector, "17", Sandbox("bwrap"), timeout_seconds=timeout, environment=env,
+                            warm=warm, parallel=1)
+    try:
+        rows = [(r.outcome, r.reason) for r in (runner(p) for p in payloads)]
+        return rows, runner.note
+    finally:
+        runner.close()
+
+
+def _warm_and_cold(repo, env, selector, payloads, timeout=10):
+    warm, note = _rows(repo, env, selector, payloads, True, timeout)
+    cold, _ = _rows(repo, env, selector, payloads, False, timeout)
+    return warm, cold, note
+
+
+# --- 1. `import package.sub`: the parent's hasattr runs the package's module __getattr__, cold never does ------
+
+# a units library that moved its top-level `convert` function into the submodule `units.convert`; the old name
+# still works through a PEP 562 __getattr__, which also turns on the legacy (lenient) parsing old callers need
+UNITS_INIT = '''
+import warnings
+
+STRICT = True  # plural unit names ("kms") are an error, unless a legacy caller asked otherwise
+
+
+def _legacy_convert(value, unit):
+    from units.convert import convert
+    return convert(value, unit)
+
+
+def __getattr__(name):
+    global STRICT
+    if name == "convert":  # units.convert() was a function before 2.0
+        warnings.warn("units.convert() moved to units.convert.convert()", DeprecationWarning, stacklevel=2)
+        STRICT = False  # old callers relied on plural unit names
+        return _legacy_convert
+    raise AttributeError(f"module 'units' has no attribute {name!r}")
+'''
+
+UNITS_CONVERT = '''
+import units
+
+FACTORS = {"m": 1.0, "km": 1000.0}
+
+
+def convert(value, unit):
+    if unit not in FACTORS and not units.STRICT:
+        unit = unit.rstrip("s")  # 1.x accepted "kms", "ms"
+    if unit not in FACTORS:
+        raise ValueError(f"unknown unit {unit!r}")
+    return value * FACTORS[unit]
+'''
+
+# the repository: the patch under test passes a unit name the library refuses (the regression)
+GEO = '''
+import units.convert
+
+
+def to_metres(km):
+    return units.convert.convert(km, "kms")
+'''
+
+UNITS_PROPS = '''
+import geo
+
+
+def prop_two_km(p):
+    return geo.to_metres(2) == 2000.0
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK: warm_parent._import's hasattr(package, 'sub') for `import package.sub` "
+                   "runs the package's PEP 562 __getattr__ in the parent, which cold never does; its side effect "
+                   "(a legacy mode) reaches every child and the regression passes warm")
+def test_import_of_a_submodule_never_runs_the_package_s_module_getattr_in_the_parent(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": UNITS_PROPS, "geo.py": GEO},
+                       {"units/__init__.py": UNITS_INIT, "units/convert.py": UNITS_CONVERT})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_two_km", [{}, {}])
+    assert [outcome for outcome, _ in cold] == ["fail", "fail"], cold  # ValueError: unknown unit 'kms'
+    assert warm == cold, (warm, note)
+
+
+def test_control_from_package_import_name_runs_the_getattr_cold_too(tmp_path):
+    # `from units import convert` asks hasattr cold as well (importlib._handle_fromlist), so warm and cold agree
+    geo = GEO.replace("import units.convert\n", "from units import convert as _old\nimport units.convert\n")
+    repo, env = _build(tmp_path, {"p.py": UNITS_PROPS, "geo.py": geo},
+                       {"units/__init__.py": UNITS_INIT, "units/convert.py": UNITS_CONVERT})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_two_km", [{}, {}])
+    assert cold == [("pass", None)] * 2, cold  # the legacy name turned the lenient mode on, cold too
+    assert warm == cold, (warm, note)
+
+
+# --- 2. a `try` body is not sure to run past a statement that raises --------------------------------------------
+
+# a formatter package with an optional accelerator: the accelerator's set-up module switches the formatter to
+# the fast path (which here rounds differently) when it is imported
+FMT_INIT = '''
+PRECISION = 2
+
+
+def fmt(x):
+    return f"{x:.{PRECISION}f}"
+'''
+
+FMT_ACCEL_SETUP = '''
+import fmtlib
+
+fmtlib.PRECISION = 6  # the accelerator's path keeps six digits
+'''
+
+ACCEL_PROPS = '''
+try:
+    import _fmtlib_accel  # the C accelerator: not built in this environment
+    import fmtlib_accel_setup
+except ImportError:
+    pass
+
+import fmtlib
+
+
+def prop_keeps_six_digits(p):
+    return fmtlib.fmt(1 / 3) == "0.333333" or "digits were lost: " + fmtlib.fmt(1 / 3)
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK: warm_imports._at_import warms every import of a try body, but one "
+                   "after a statement that raises never runs cold; the parent imports it and its set-up holds in "
+                   "every child")
+def test_an_import_after_a_failing_import_in_a_try_body_is_not_warmed(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": ACCEL_PROPS},
+                       {"fmtlib/__init__.py": FMT_INIT, "fmtlib_accel_setup.py": FMT_ACCEL_SETUP})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_keeps_six_digits", [{}, {}])
+    assert [outcome for outcome, _ in cold] == ["fail", "fail"], cold  # digits were lost: 0.33
+    assert warm == cold, (warm, note)
