@@ -13,7 +13,12 @@ a strict xfail. The breaks, most severe first, each with ordinary dependencies a
    the rest of the body: `try: import _accel; import accel_setup except ImportError: ...` with `_accel`
    absent never imports `accel_setup` cold, while the parent imports each name on its own, lets the failed one
    go and imports `accel_setup`; what that does on import (configuring another package) holds warm only, and
-   a regression passes (section 2).
+   a regression passes (section 2);
+3. the parent imports the dependencies in sorted order (warm_imports.reached returns sorted(outside)), a cold
+   start in the property module's order: two plugins that each register themselves as a library's default
+   codec when imported (the last one wins, as `matplotlib.use`-style registries do) leave the other default
+   warm, and a regression passes (section 3). SECURITY.md gives up the order only against scans of
+   sys.modules.
 """
 
 import pytest
@@ -171,4 +176,73 @@ def test_an_import_after_a_failing_import_in_a_try_body_is_not_warmed(tmp_path):
                        {"fmtlib/__init__.py": FMT_INIT, "fmtlib_accel_setup.py": FMT_ACCEL_SETUP})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_keeps_six_digits", [{}, {}])
     assert [outcome for outcome, _ in cold] == ["fail", "fail"], cold  # digits were lost: 0.33
+    assert warm == cold, (warm, note)
+
+
+# --- 3. the dependencies' import order: sorted in the parent, the source's order cold ---------------------------
+
+CODECREG = '''
+DEFAULT = None
+
+
+def register(encode):
+    """The codec imported last is the default (as a backend registry's `use`)."""
+    global DEFAULT
+    DEFAULT = encode
+
+
+def dumps(value):
+    return DEFAULT(value)
+'''
+
+LENIENT_CODEC = '''
+import codecreg
+
+
+def _encode(value):
+    return repr(value)
+
+
+codecreg.register(_encode)
+'''
+
+CODEC_STRICT = '''
+import math
+
+import codecreg
+
+
+def _encode(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("not a finite number")
+    return repr(value)
+
+
+codecreg.register(_encode)
+'''
+
+CODEC_PROPS = '''
+import lenient_codec  # the project's own messages use the lenient codec ...
+import codec_strict  # ... but the wire format is strict: imported last, it is the default
+
+import codecreg
+
+
+def average(values):
+    return sum(values) / len(values) if values else float("nan")  # the patch: nan for no values
+
+
+def prop_average_is_sendable(p):
+    codecreg.dumps(average([]))
+    return True
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK: the parent imports the dependencies sorted, a cold start in the "
+                   "source's order; a last-one-wins registry keeps another default warm and a regression passes")
+def test_the_parent_imports_the_dependencies_in_the_order_a_cold_start_does(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": CODEC_PROPS},
+                       {"codecreg.py": CODECREG, "lenient_codec.py": LENIENT_CODEC, "codec_strict.py": CODEC_STRICT})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_average_is_sendable", [{}, {}])
+    assert [outcome for outcome, _ in cold] == ["fail", "fail"], cold  # ValueError: not a finite number
     assert warm == cold, (warm, note)
