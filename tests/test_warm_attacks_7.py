@@ -18,7 +18,11 @@ a strict xfail. The breaks, most severe first, each with ordinary dependencies a
    start in the property module's order: two plugins that each register themselves as a library's default
    codec when imported (the last one wins, as `matplotlib.use`-style registries do) leave the other default
    warm, and a regression passes (section 3). SECURITY.md gives up the order only against scans of
-   sys.modules.
+   sys.modules;
+4. the same order lets a repository module compile warm that cannot cold: a dependency that registers a source
+   codec when imported (as future-fstrings-style packages do) is registered in the parent before any child
+   compiles a repository file; a module with that `coding:` cookie imported before the dependency raises
+   SyntaxError (unknown encoding) on every cold evaluation and imports warm: the regression passes (section 4).
 """
 
 import pytest
@@ -245,4 +249,46 @@ def test_the_parent_imports_the_dependencies_in_the_order_a_cold_start_does(tmp_
                        {"codecreg.py": CODECREG, "lenient_codec.py": LENIENT_CODEC, "codec_strict.py": CODEC_STRICT})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_average_is_sendable", [{}, {}])
     assert [outcome for outcome, _ in cold] == ["fail", "fail"], cold  # ValueError: not a finite number
+    assert warm == cold, (warm, note)
+
+
+# --- 4. a source codec a dependency registers on import is there before the repository's files compile -------
+
+FSTR_CODEC = '''
+import codecs
+
+
+def _search(name):
+    if name != "fstr":
+        return None
+    utf8 = codecs.lookup("utf-8")
+    return codecs.CodecInfo(name="fstr", encode=utf8.encode, decode=utf8.decode,
+                            incrementalencoder=utf8.incrementalencoder, incrementaldecoder=utf8.incrementaldecoder,
+                            streamreader=utf8.streamreader, streamwriter=utf8.streamwriter)
+
+
+codecs.register(_search)
+'''
+
+CODEC_GEO = "# -*- coding: fstr -*-\ndef ok():\n    return True\n"
+
+CODEC_ORDER_PROPS = "import geo\nimport fstr_codec\n\n\ndef prop_geo(p):\n    return geo.ok()\n"
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK: a codec a dependency registers on import exists in every warm child "
+                   "before the repository's modules compile; a module that cannot compile cold (SyntaxError: "
+                   "unknown encoding, every evaluation) imports warm and the regression passes")
+def test_a_codec_registered_by_a_later_import_does_not_compile_an_earlier_repository_module(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": CODEC_ORDER_PROPS, "geo.py": CODEC_GEO},
+                       {"fstr_codec/__init__.py": FSTR_CODEC})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_geo", [{}, {}])
+    assert [outcome for outcome, _ in cold] == ["fail", "fail"], cold  # SyntaxError in geo.py
+    assert warm == cold, (warm, note)
+
+
+def test_control_the_codec_imported_first_compiles_the_module_cold_too(tmp_path):
+    props = "import fstr_codec\nimport geo\n\n\ndef prop_geo(p):\n    return geo.ok()\n"
+    repo, env = _build(tmp_path, {"p.py": props, "geo.py": CODEC_GEO}, {"fstr_codec/__init__.py": FSTR_CODEC})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_geo", [{}, {}])
+    assert cold == [("pass", None)] * 2, cold
     assert warm == cold, (warm, note)
