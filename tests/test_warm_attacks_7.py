@@ -4,6 +4,12 @@ attribute is read but through its __dict__; only imports that surely run are war
 
 Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does); a break is
 a strict xfail. The breaks, most severe first, each with ordinary dependencies and plain repository code:
+0. the parent imports a dependency before any line of the property's module runs, where a cold start runs the
+   module's earlier statements first: `os.environ["LIB_MODE"] = "strict"` then `import lib` (the ordinary way
+   to configure a library that reads its environment when imported: MPLBACKEND, DJANGO_SETTINGS_MODULE,
+   KERAS_BACKEND ...) configures it cold and never warm, and a regression that fails on every cold evaluation
+   passes warm (section 0). Only imports before any other statement of the module (and of each repository
+   module on the way) are safe to warm;
 1. warm_parent._import runs a plain package's PEP 562 module `__getattr__` for `import package.sub`: it asks
    `hasattr(package, "sub")`, which a cold `import package.sub` never does (the import system reads only
    `package.__path__`). A package whose `__getattr__` serves a deprecated top-level alias of the submodule's
@@ -60,6 +66,50 @@ def _warm_and_cold(repo, env, selector, payloads, timeout=10):
     warm, note = _rows(repo, env, selector, payloads, True, timeout)
     cold, _ = _rows(repo, env, selector, payloads, False, timeout)
     return warm, cold, note
+
+
+# --- 0. a module's statements before an import run cold before it, warm after it ------------------------------
+
+STRICTUNITS = '''
+import os
+
+STRICT = os.environ.get("STRICTUNITS_MODE", "lenient") == "strict"  # read once, when imported
+
+
+def parse(text):
+    number, _, unit = text.partition(" ")
+    if unit not in ("m", "km"):
+        if STRICT:
+            raise ValueError(f"unknown unit {unit!r}")
+        unit = unit.rstrip("s")  # the 1.x spelling "kms"
+    return float(number) * (1000.0 if unit == "km" else 1.0)
+'''
+
+ENV_PROPS = '''
+import os
+
+os.environ["STRICTUNITS_MODE"] = "strict"  # the project's tests run the library strict
+
+import strictunits
+
+
+def distance(text):
+    return strictunits.parse(text.replace("kilometres", "kms"))  # the patch: an unknown unit name
+
+
+def prop_two_km(p):
+    return distance("2 kilometres") == 2000.0
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK: the parent imports a dependency before the property module's earlier "
+                   "statements run (os.environ set before the import): the library reads another mode warm and the "
+                   "regression passes")
+def test_an_environment_variable_set_before_an_import_configures_the_dependency_warm_too(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": ENV_PROPS}, {"strictunits.py": STRICTUNITS})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_two_km", [{}, {}])
+    assert [outcome for outcome, _ in cold] == ["fail", "fail"], cold  # ValueError: unknown unit 'kms'
+    assert warm == cold, (warm, note)
 
 
 # --- 1. `import package.sub`: the parent's hasattr runs the package's module __getattr__, cold never does ------
