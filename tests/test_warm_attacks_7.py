@@ -10,6 +10,9 @@ a strict xfail. The breaks, most severe first, each with ordinary dependencies a
    KERAS_BACKEND ...) configures it cold and never warm, and a regression that fails on every cold evaluation
    passes warm (section 0). Only imports before any other statement of the module (and of each repository
    module on the way) are safe to warm;
+   the same with `sys.path.insert(0, <the checkout's vendor/ folder>)` before `import slugkit`: cold imports
+   the repository's vendored (patched) copy, warm the set-up environment's package of that name, which the
+   parent imported because provided() looks only at the root and src/; the patch's code never runs warm;
 1. warm_parent._import runs a plain package's PEP 562 module `__getattr__` for `import package.sub`: it asks
    `hasattr(package, "sub")`, which a cold `import package.sub` never does (the import system reads only
    `package.__path__`). A package whose `__getattr__` serves a deprecated top-level alias of the submodule's
@@ -109,6 +112,34 @@ def test_an_environment_variable_set_before_an_import_configures_the_dependency_
     repo, env = _build(tmp_path, {"p.py": ENV_PROPS}, {"strictunits.py": STRICTUNITS})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_two_km", [{}, {}])
     assert [outcome for outcome, _ in cold] == ["fail", "fail"], cold  # ValueError: unknown unit 'kms'
+    assert warm == cold, (warm, note)
+
+
+# the repository's vendored copy, put first on sys.path by the property's module before it imports it
+GOOD_SLUGKIT = "def slug(text):\n    return text.strip().lower().replace(' ', '-')\n"
+VENDORED_SLUGKIT = "def slug(text):\n    return text.lower().replace(' ', '-')  # the patch: no strip\n"
+VENDOR_PROPS = '''
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vendor"))  # the vendored copy
+
+import slugkit
+
+
+def prop_slug(p):
+    return slugkit.slug(" Hello World ") == "hello-world"
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="BREAK: a module the repository vendors (its folder put on sys.path by the "
+                   "property's module before the import) is warmed from the set-up environment's package of that "
+                   "name: the patch's code never runs warm and the regression passes")
+def test_a_repository_s_vendored_module_is_never_replaced_by_the_set_up_s_package(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": VENDOR_PROPS, "vendor/slugkit.py": VENDORED_SLUGKIT},
+                       {"slugkit.py": GOOD_SLUGKIT})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_slug", [{}, {}])
+    assert cold == [("fail", "false")] * 2, cold
     assert warm == cold, (warm, note)
 
 
