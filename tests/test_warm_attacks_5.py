@@ -4,8 +4,9 @@ random, map shared memory that may be made writable, or leave close_range refuse
 blocks every signal).
 
 Every test asserts the SAFE behaviour: a warm evaluation ends as a cold one of the same head does, and one
-evaluation of a series cannot reach the next. The review found the breaks below; all but the pass over
-sys.modules (a strict xfail, given up) are mended in witness_gate/warm_parent.py and warm_imports.py: an
+evaluation of a series cannot reach the next. The review found the breaks below, all mended in
+witness_gate/warm_parent.py and warm_imports.py (the pass over sys.modules since the seventh review: only
+what the property's module imports before anything else runs is warmed): an
 audit hook added before the imports starts the series cold when they add an audit hook, read a file of
 the checkout or list a folder other than the import system does; a trace or profile function, an armed
 timer or a garbage-collection callback starts it cold; once warm the parent collects no garbage; only
@@ -549,9 +550,6 @@ import intchecks  # noqa: E402 - turns the checks on for this module
 CHECKS_PROPS = "import calc\n\n\ndef prop_double(p):\n    return calc.double(2) > 3 or 'small'\n"
 
 
-@pytest.mark.xfail(strict=True, reason="given up under the warm start: docs/SECURITY.md, 'The warm start', what it "
-                                       "gives up (a dependency's import-time pass over sys.modules finds the "
-                                       "repository's modules cold, none in the warm parent)")
 def test_what_a_dependency_does_to_the_modules_loaded_before_it_it_does_warm_too(tmp_path):
     repo, env = _build(tmp_path, {"p.py": CHECKS_PROPS, "calc.py": CHECKS_CALC}, {"intchecks.py": CHECKS_DEP})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_double", [{}, {}])

@@ -2,8 +2,12 @@
 attribute is read but through its __dict__; only imports that surely run are warmed: the module's top, a
 `try` body, a class body; the repository's folders stay on sys.path while _Asked refuses their names).
 
-Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does); a break is
-a strict xfail. The breaks, most severe first, each with ordinary dependencies and plain repository code:
+Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does). The review
+found the breaks below, each mended since (witness_gate/warm_imports.py, warm_parent.py): only what the
+property's module imports before any other statement of it runs is warmed, in its order, up to the first
+import of the repository's and the first line of a `try` (and the gate's own package); `import a.b` imports
+the submodule with no attribute check. The breaks, most severe first, each with ordinary dependencies and
+plain repository code:
 0. the parent imports a dependency before any line of the property's module runs, where a cold start runs the
    module's earlier statements first: `os.environ["LIB_MODE"] = "strict"` then `import lib` (the ordinary way
    to configure a library that reads its environment when imported: MPLBACKEND, DJANGO_SETTINGS_MODULE,
@@ -105,9 +109,6 @@ def prop_two_km(p):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: the parent imports a dependency before the property module's earlier "
-                   "statements run (os.environ set before the import): the library reads another mode warm and the "
-                   "regression passes")
 def test_an_environment_variable_set_before_an_import_configures_the_dependency_warm_too(tmp_path):
     repo, env = _build(tmp_path, {"p.py": ENV_PROPS}, {"strictunits.py": STRICTUNITS})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_two_km", [{}, {}])
@@ -132,9 +133,6 @@ def prop_slug(p):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: a module the repository vendors (its folder put on sys.path by the "
-                   "property's module before the import) is warmed from the set-up environment's package of that "
-                   "name: the patch's code never runs warm and the regression passes")
 def test_a_repository_s_vendored_module_is_never_replaced_by_the_set_up_s_package(tmp_path):
     repo, env = _build(tmp_path, {"p.py": VENDOR_PROPS, "vendor/slugkit.py": VENDORED_SLUGKIT},
                        {"slugkit.py": GOOD_SLUGKIT})
@@ -199,9 +197,6 @@ def prop_two_km(p):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: warm_parent._import's hasattr(package, 'sub') for `import package.sub` "
-                   "runs the package's PEP 562 __getattr__ in the parent, which cold never does; its side effect "
-                   "(a legacy mode) reaches every child and the regression passes warm")
 def test_import_of_a_submodule_never_runs_the_package_s_module_getattr_in_the_parent(tmp_path):
     repo, env = _build(tmp_path, {"p.py": UNITS_PROPS, "geo.py": GEO},
                        {"units/__init__.py": UNITS_INIT, "units/convert.py": UNITS_CONVERT})
@@ -253,9 +248,6 @@ def prop_keeps_six_digits(p):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: warm_imports._at_import warms every import of a try body, but one "
-                   "after a statement that raises never runs cold; the parent imports it and its set-up holds in "
-                   "every child")
 def test_an_import_after_a_failing_import_in_a_try_body_is_not_warmed(tmp_path):
     repo, env = _build(tmp_path, {"p.py": ACCEL_PROPS},
                        {"fmtlib/__init__.py": FMT_INIT, "fmtlib_accel_setup.py": FMT_ACCEL_SETUP})
@@ -323,8 +315,6 @@ def prop_average_is_sendable(p):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: the parent imports the dependencies sorted, a cold start in the "
-                   "source's order; a last-one-wins registry keeps another default warm and a regression passes")
 def test_the_parent_imports_the_dependencies_in_the_order_a_cold_start_does(tmp_path):
     repo, env = _build(tmp_path, {"p.py": CODEC_PROPS},
                        {"codecreg.py": CODECREG, "lenient_codec.py": LENIENT_CODEC, "codec_strict.py": CODEC_STRICT})
@@ -356,9 +346,6 @@ CODEC_GEO = "# -*- coding: fstr -*-\ndef ok():\n    return True\n"
 CODEC_ORDER_PROPS = "import geo\nimport fstr_codec\n\n\ndef prop_geo(p):\n    return geo.ok()\n"
 
 
-@pytest.mark.xfail(strict=True, reason="BREAK: a codec a dependency registers on import exists in every warm child "
-                   "before the repository's modules compile; a module that cannot compile cold (SyntaxError: "
-                   "unknown encoding, every evaluation) imports warm and the regression passes")
 def test_a_codec_registered_by_a_later_import_does_not_compile_an_earlier_repository_module(tmp_path):
     repo, env = _build(tmp_path, {"p.py": CODEC_ORDER_PROPS, "geo.py": CODEC_GEO},
                        {"fstr_codec/__init__.py": FSTR_CODEC})

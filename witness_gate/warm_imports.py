@@ -38,8 +38,7 @@ def _module_file(root: Path, dotted: str) -> list[Path]:
 
 def _at_import(tree: ast.AST):
     """The import statements that surely run when the module is imported: at its top, in the body of a
-    `try` or of a class there; not under an `if` (TYPE_CHECKING, a version), in a loop, a handler or a
-    function, which a cold start may never run."""
+    `try` or of a class there; not under an `if`, in a loop, a handler or a function."""
     stack = list(getattr(tree, "body", []))
     while stack:
         node = stack.pop()
@@ -47,6 +46,42 @@ def _at_import(tree: ast.AST):
             yield node
         elif isinstance(node, (ast.Try, ast.ClassDef)) or type(node).__name__ == "TryStar":
             stack.extend(node.body)
+
+
+def _first_imports(tree: ast.AST, package: str, ours: set[str]) -> list[str]:
+    """What the module imports before any other statement of it runs, in order: the imports a cold start
+    runs first too. It stops at the first other statement (an environment variable set, a folder put on
+    sys.path, a try's second line), and at the first import of the repository's, whose code runs then;
+    `from a import b` is `a>b` (b may be an attribute of a), `import a.b` is `a.b`."""
+    names = []
+    for index, node in enumerate(getattr(tree, "body", [])):
+        if index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        tried = isinstance(node, ast.Try) or type(node).__name__ == "TryStar"
+        statement = node.body[0] if tried and node.body else node
+        if not isinstance(statement, (ast.Import, ast.ImportFrom)):
+            break
+        found = _statement_names(statement, package)
+        if any(name.split(">")[0].split(".")[0] in ours for name in found):
+            break
+        names += [name for name in found if name.split(">")[0].split(".")[0] not in NEVER]
+        if tried:  # what follows the first line of a try may never run, cold
+            break
+    return names
+
+
+def _statement_names(node: ast.AST, package: str) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    module = _absolute(node, package)
+    return [module, *(f"{module}>{alias.name}" for alias in node.names if alias.name != "*")] if module else []
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    if node.level:
+        base = package.split(".")[: max(0, len(package.split(".")) - node.level + 1)] if package else []
+        return ".".join([*base, *([node.module] if node.module else [])])
+    return node.module or ""
 
 
 def _imports(tree: ast.AST, package: str, nodes=ast.walk) -> list[str]:
@@ -80,30 +115,26 @@ def reached(root: Path, relpath: str) -> tuple[list[str], list[str]]:
     """
     ours = provided(root)
     inside = root.resolve()
-    queue, seen, outside = [(root / relpath, "", True)], {}, set()
+    queue, seen, outside = [(root / relpath, "")], {}, []
     while queue and len(seen) < MAX_FILES:
-        path, package, surely = queue.pop()  # surely: imported whenever the property's module is
-        if path in seen and (seen[path] or not surely) or not path.resolve().is_relative_to(inside):
+        path, package = queue.pop()
+        if path in seen or not path.resolve().is_relative_to(inside):
             continue  # a link out of the checkout is the sandbox's to follow, never the host's
-        seen[path] = surely or seen.get(path, False)  # a dict: the files in the order they were reached
+        seen[path] = None  # a dict: the files in the order they were reached
         try:
             if path.stat().st_size > MAX_BYTES:
                 continue
             tree = ast.parse(path.read_bytes())
         except Exception:  # noqa: BLE001 - RecursionError, MemoryError too: the evaluation meets it, cold
             continue
-        # the repository's files are followed wherever they are imported (the parent only compiles them);
-        # a dependency is warmed only where importing the module imports it: one imported inside a function
-        # does what it does on import (a recursion limit, an environment variable) only once that runs, cold
-        eager = set(_imports(tree, package, _at_import)) if surely else set()
+        if path == root / relpath:
+            # warmed: what the property's module imports first, and the gate's own package, which nothing
+            # before it configures; the repository's files are followed wherever they are imported, and
+            # only compiled (nothing of theirs is warmed: their imports run after the repository's code)
+            outside += _first_imports(tree, package, ours)
+            outside += [n for n in _imports(tree, package, _at_import) if n.split(".")[0] == "witness_gate"]
         for name in _imports(tree, package):
-            top = name.split(".", 1)[0]
-            if top in ours:
+            if name.split(".", 1)[0] in ours:
                 for found in _module_file(root, name):
-                    queue.append((found, name if found.name == "__init__.py" else name.rpartition(".")[0],
-                                  name in eager))
-            elif name in eager and top not in NEVER and all(part.isidentifier() for part in name.split(".")):
-                outside.add(name)
-    # `from package import name` also lists package.name, which may be an attribute, not a module: the
-    # parent tries each and lets a failed import go
-    return sorted(outside), [p.relative_to(root).as_posix() for p in seen]
+                    queue.append((found, name if found.name == "__init__.py" else name.rpartition(".")[0]))
+    return list(dict.fromkeys(outside)), [p.relative_to(root).as_posix() for p in seen]

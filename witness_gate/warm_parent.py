@@ -86,13 +86,13 @@ class _Asked:
 
 
 def _import(name: str) -> None:
-    """As the evaluation's `import name` or `from package import name` would: a name its package already
-    has as an attribute is that attribute, and importing a module of that name would replace it."""
-    package, _, last = name.rpartition(".")
+    """As the evaluation's `import a.b` (`a.b`) or `from a import b` (`a>b`) would: a name the package
+    already has as an attribute is that attribute (the check `from` makes, cold too), else its submodule."""
+    module, _, attribute = name.partition(">")
     try:
-        if package and hasattr(importlib.import_module(package), last) and name not in sys.modules:
+        if attribute and hasattr(importlib.import_module(module), attribute):
             return
-        importlib.import_module(name)
+        importlib.import_module(f"{module}.{attribute}" if attribute else module)
     except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
         pass
 
@@ -151,8 +151,8 @@ def warm_imports(names: list[str], root: str, path: list[str]) -> str:
     asked = _Asked(shadowed)
     sys.meta_path.insert(0, asked)
     WATCH.real_root, WATCH.on = real_root, True
-    for name in names:
-        if name.split(".")[0] not in shadowed:
+    for name in names:  # in the order the property's module imports them
+        if name.split(">")[0].split(".")[0] not in shadowed:
             _import(name)
     WATCH.on = False
     kept_finder = asked in sys.meta_path
