@@ -67,6 +67,8 @@ def _first_imports(tree: ast.AST, package: str, ours: set[str]) -> list[str]:
         names += [name for name in found if name.split(">")[0].split(".")[0] not in NEVER]
         if tried:  # what follows the first line of a try may never run, cold
             break
+        if isinstance(statement, ast.ImportFrom) and any(alias.name == "*" for alias in statement.names):
+            break  # it also imports the submodules its __all__ names, before the next import, cold
     return names
 
 
