@@ -36,39 +36,10 @@ passed, or one evaluation reaching the next):
 
 import pytest
 
-from witness_gate.runner import PropertyRunner
-from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
+from witness_gate.sandbox import bwrap_works
+from warmcases import build as _build, rows as _rows, warm_and_cold as _warm_and_cold
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
-
-
-def _build(tmp_path, repo_files: dict, env_files: dict):
-    """A staged checkout and a staged set-up environment from {relpath: text}."""
-    staged = []
-    for name, files in (("repo", repo_files), ("env", env_files)):
-        base = tmp_path / name
-        base.mkdir()
-        for relpath, text in files.items():
-            (base / relpath).parent.mkdir(parents=True, exist_ok=True)
-            (base / relpath).write_text(text)
-        staged.append(stage_directory(base))
-    return staged
-
-
-def _rows(repo, env, selector, payloads, warm, timeout=10):
-    runner = PropertyRunner(repo, selector, "17", Sandbox("bwrap"), timeout_seconds=timeout, environment=env,
-                            warm=warm, parallel=1)
-    try:
-        rows = [(r.outcome, r.reason) for r in (runner(p) for p in payloads)]
-        return rows, runner.note
-    finally:
-        runner.close()
-
-
-def _warm_and_cold(repo, env, selector, payloads, timeout=10):
-    warm, note = _rows(repo, env, selector, payloads, True, timeout)
-    cold, _ = _rows(repo, env, selector, payloads, False, timeout)
-    return warm, cold, note
 
 
 # --- 1. the repository's code run in the parent under a name that is not its file -----------------------------
