@@ -3,8 +3,8 @@
 Started as `python -P -s -B <gate>/witness_gate/harness.py --warm`, with the evaluation's own environment
 plus WITNESS_WARM_FD (a SOCK_SEQPACKET socket to the gate), WITNESS_WARM_IMPORTS (the modules to import
 now, none of them the repository's) and WITNESS_WARM_COMPILE (the repository files to compile, never run).
-It imports those from the standard library and the set-up's environment with the repository off sys.path,
-says `ready` (or `cold <why>`), then for each request — the evaluation's stdin, stdout and stderr as
+It imports those from the standard library and the set-up's environment, refusing every name the repository
+provides, says `ready` (or `cold <why>`, when the imports did what a cold start would see otherwise), then for each request — the evaluation's stdin, stdout and stderr as
 descriptors — forks one child that becomes the harness exactly as a cold start runs it, waits for it, has
 warm_sweep.py put the sandbox back as the next evaluation must find it, and answers `done <wait status>`
 (or `broken <wait status> <why>`). It never reads a verdict key: each arrives on its child's stdin.
@@ -146,7 +146,6 @@ def warm_imports(names: list[str], root: str, path: list[str]) -> str:
     # the repository's folders stay where a cold start has them, so that a dependency probing the path
     # (a stat, PathFinder.find_spec) sees what it would see cold; _Asked refuses importing from them
     sys.path[:] = path
-    importing = list(sys.path)
     shadowed = provided(root)
     asked = _Asked(shadowed)
     sys.meta_path.insert(0, asked)
@@ -158,7 +157,7 @@ def warm_imports(names: list[str], root: str, path: list[str]) -> str:
     kept_finder = asked in sys.meta_path
     if kept_finder:
         sys.meta_path.remove(asked)
-    moved_path, sys.path[:] = sys.path != importing, saved
+    moved_path, sys.path[:] = sys.path != path, saved
     for path in list(sys.path_importer_cache):  # a finder a dependency made for a folder of the repository
         if (os.path.realpath(path) + os.sep).startswith(real_root):
             del sys.path_importer_cache[path]
