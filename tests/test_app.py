@@ -239,7 +239,25 @@ def test_a_new_push_supersedes_the_running_attempt(stack, double, tmp_path):
     newest = stack.wait_for_check(new_head)
     assert newest["conclusion"] == "success", newest["output"]
     old = stack.wait_for_check(old_head, timeout=120)
-    assert old["conclusion"] == "cancelled" and "superseded" in old["output"]["title"]
+    assert old["conclusion"] == "cancelled" and "superseded" in old["output"]["title"], old["output"]
+
+
+def test_a_superseded_run_whose_completion_fails_still_ends_superseded(stack, double, tmp_path):
+    # the old head's finish cannot PATCH its check run once (GitHub refuses: not retried), so the
+    # failure path ends it: for a replaced head that is "superseded", never a fault that asks for a person
+    slow = CONFIG.replace("runs: 20", "runs: 3")
+    name, repo = make_pull(double, tmp_path, {"src/calc.py": "import time\ntime.sleep(1)\n" + GOOD}, config=slow)
+    old_head = double.sha(name, "patch")
+    assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
+    stack.wait_until(lambda: double.runs_for(old_head), what="the first check run")
+    double.fail_next("PATCH", f"/check-runs/{double.runs_for(old_head)[0]['id']}", 422)
+    repo.commit({"src/calc.py": GOOD + "\n# the fix\n"}, "second push")
+    new_head = double.sha(name, "patch")
+    assert stack.send("pull_request", pull_request_event(double, name, 7, "synchronize")).status_code == 202
+    assert stack.wait_for_check(new_head)["conclusion"] == "success"
+    old = stack.wait_for_check(old_head, timeout=120)
+    assert old["conclusion"] == "cancelled" and "superseded" in old["output"]["title"], old["output"]
+    assert [c.status for c in double.calls_to("PATCH", "/check-runs/")].count(422) == 1  # the fault was met
 
 
 def test_signatures_size_and_duplicates(stack, double, tmp_path):

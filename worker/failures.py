@@ -62,7 +62,12 @@ def on_job_failure(job, connection, exc_type, exc_value, traceback) -> None:
     target = kwargs.get("target") or {}
     try:
         api = ctx.api({**target, "installation_id": run.installation_id, "repo": run.repo})
-        complete(ctx, api, run_id, checks.render_fault(reason, ctx.details_url(run_id)), "hold")
+        newer = ctx.current_head(target) if target.get("repo_id") else ""
+        if newer and newer != run.head_sha:  # work on a replaced head asks nothing of anyone: it ended, as finish says
+            log.warning("run %s: %s failed on a head no longer current: %s", run_id, job.func_name, reason)
+            complete(ctx, api, run_id, checks.render_ended(newer), "cancelled" if newer == "closed" else "superseded")
+        else:
+            complete(ctx, api, run_id, checks.render_fault(reason, ctx.details_url(run_id)), "hold")
     except (GitHubError, CheckoutError) as exc:
         log.error("run %s: could not end its check run: %s", run_id, exc)
         # still in progress in the store, as on GitHub: the reconciler ends it once it is stuck
