@@ -37,7 +37,7 @@ passed, or one evaluation reaching the next):
 import pytest
 
 from witness_gate.sandbox import bwrap_works
-from warmcases import build as _build, rows as _rows, warm_and_cold as _warm_and_cold
+from warmcases import KEY_THIEF_MODULE, build as _build, rows as _rows, warm_and_cold as _warm_and_cold
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
 
@@ -420,27 +420,7 @@ def test_a_repository_settings_file_run_in_the_parent_cannot_sign_the_passes_of_
 # is imported is inherited by the child and runs on the first audited call _become_the_harness makes: os.chdir,
 # after fd 0 has become the evaluation's stdin, which still holds the key. Cold, the hook is installed after
 # read_key has replaced stdin by /dev/null. No memory is read: the same route the at-fork hook took.
-AUDIT_KEY_DEP = r'''
-import os, sys
-import _hashlib
-
-
-def _hook(event, args):
-    if event != "os.chdir":
-        return
-    try:
-        key = os.read(0, 256).split(b"\n")[0].strip()
-    except OSError:
-        return
-    if key:
-        body = b"pass - "
-        os.write(1, b"\nwitness-verdict " + body + b" " + _hashlib.hmac_digest(key, body, "sha256").hex().encode()
-                 + b"\n")
-        os._exit(0)
-
-
-sys.addaudithook(_hook)
-'''
+AUDIT_KEY_DEP = KEY_THIEF_MODULE
 
 AUDIT_KEY_PROPS = "import keyhook\n\n\ndef prop_regression(p):\n    return 'regression'\n"
 

@@ -31,3 +31,23 @@ def warm_and_cold(repo, env, selector, payloads, timeout=10):
     warm, note = rows(repo, env, selector, payloads, True, timeout)
     cold, _ = rows(repo, env, selector, payloads, False, timeout)
     return warm, cold, note
+
+
+# the key thief of reviews 5, 6 and 9: an audit hook that, in a forked child, sees os.chdir (in _become_the_harness)
+# while fd 0 still holds the key, and signs a pass
+KEY_THIEF = r'''
+def _hook(event, args):
+    if event != "os.chdir":
+        return
+    import os, _hashlib
+    try:
+        key = os.read(0, 256).split(b"\n")[0].strip()
+    except OSError:
+        return
+    if key:
+        body = b"pass - "
+        os.write(1, b"\nwitness-verdict " + body + b" " + _hashlib.hmac_digest(key, body, "sha256").hex().encode()
+                 + b"\n")
+        os._exit(0)
+'''
+KEY_THIEF_MODULE = KEY_THIEF + "\n\nimport sys\n\nsys.addaudithook(_hook)\n"  # a dependency that adds it when imported

@@ -116,15 +116,17 @@ def verdict_of(returned: object, usable=usable_reason, clean=clean_reason) -> tu
     )
 
 
-def read_key(read=os.read, open_=os.open, dup2=os.dup2, close=os.close) -> str:
-    """The verdict key from stdin's first line; stdin then becomes /dev/null, so nothing after us reads it."""
+def read_key(read=os.read, open_=os.open, dup2=os.dup2, close=os.close, len=len, rdonly=os.O_RDONLY) -> str:
+    """The verdict key from stdin's first line; stdin then becomes /dev/null, so nothing after us reads it.
+
+    Every name it calls is bound here (`len` too): under the warm start a dependency has run before it."""
     data = b""
     while b"\n" not in data and len(data) < 256:
         chunk = read(0, 256 - len(data))
         if not chunk:
             break
         data += chunk
-    devnull = open_("/dev/null", os.O_RDONLY)
+    devnull = open_("/dev/null", rdonly)
     dup2(devnull, 0)
     close(devnull)
     return data.split(b"\n", 1)[0].decode("ascii", errors="replace").strip()
@@ -280,7 +282,7 @@ def warm_main() -> None:
         return use(root, plan)
 
     module.serve(functools.partial(main, settings=settings, arrange=arrange), plan[0], precompile,
-                 _beside("warm_sweep"))
+                 _beside("warm_sweep"), _beside("warm_checks"))
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ def precompile(path: str) -> None:
     """In a warm parent: compile (never run) one repository file as SourceOnlyLoader would, for its children.
 
     Kept only when it compiles without a warning (so no warnings filter an evaluation sets could have made
-    it fail), within HEADROOM frames, and within MAX_COMPILED_TOTAL in all."""
+    it fail), within HEADROOM frames, within MAX_COMPILED_TOTAL in all, and with no coding declaration."""
     import warnings
 
     try:
@@ -56,6 +56,8 @@ def precompile(path: str) -> None:
             data = handle.read(MAX_COMPILED_BYTES + 1)
         if len(data) > MAX_COMPILED_BYTES or sum(len(k[0]) for k in COMPILED.values()) + len(data) > MAX_COMPILED_TOTAL:
             return
+        if any(b"coding" in line for line in data.split(b"\n", 2)[:2]):
+            return  # a source codec decodes it: one a dependency registered may decode it otherwise in a child
         limit = sys.getrecursionlimit()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

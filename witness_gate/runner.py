@@ -175,7 +175,11 @@ class PropertyRunner:
         env, mounts, _, argv = self._plan(inbox)
         outside, files = reached(self.repo, self.selector.partition("::")[0])
         env.update(WITNESS_WARM_IMPORTS=",".join(outside), WITNESS_WARM_COMPILE=json.dumps(files))
-        limits = replace(self.limits, cpu_seconds=WARM_CPU_SECONDS)
+        # the evaluation's CPU limit while the parent imports, as a cold import has it; raised to the hard
+        # limit, the series' own, once they are done
+        cpu = math.ceil(self.timeout_seconds) + 1
+        limits = replace(self.limits, cpu_seconds=cpu, cpu_hard_seconds=max(cpu, WARM_CPU_SECONDS))
+        self._settle(inbox, mounts)  # its imports see the trees as every evaluation does
 
         def spawn(fd: int):
             return self.sandbox.start([*argv, "--warm"], repo=self.repo, scratch=inbox,

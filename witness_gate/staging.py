@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # all the sandbox sees of the gate
-HARNESS_FILES = ("__init__.py", "contracts.py", "harness.py", "harness_imports.py", "netshim.py", "warm_parent.py",
-                 "warm_sweep.py")
+HARNESS_FILES = ("__init__.py", "contracts.py", "harness.py", "harness_imports.py", "netshim.py", "warm_checks.py",
+                 "warm_parent.py", "warm_sweep.py")
 SETTLED_NS = 946684800 * 10**9  # 2000-01-01: every evaluation sees the same atime and mtime everywhere
 DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
 WORKER_UID_BASE, WORKER_UID_SPAN = 0x70000000, 1 << 24  # each worker's evaluations get their own uid

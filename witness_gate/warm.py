@@ -8,7 +8,6 @@ them for one runner and says, in `note`, why the series went back to cold starts
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import shutil
@@ -76,7 +75,7 @@ class WarmParent:
         os.close(stdin_w)
         started = time.monotonic()
         try:
-            socket.send_fds(self.control, [json.dumps({"cpu": cpu}).encode()], [stdin_r, out_w, err_w])
+            socket.send_fds(self.control, [str(cpu).encode()], [stdin_r, out_w, err_w])
         except OSError:
             self.why = "the warm parent ended between evaluations"
         finally:

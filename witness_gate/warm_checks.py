@@ -1,0 +1,260 @@
+"""What a warm parent's imports must not have left, inside the sandbox (standard library only).
+
+harness.py loads this file by path, as warm_sweep.py, before any dependency is imported, so what it calls was
+bound before a dependency ran. Whatever the imports left is touched only after a `type(x) is ...` test: no
+`isinstance`, `==`, `in` over a list, or attribute of an object a dependency made runs, so none of its code
+(a property, `__eq__`, `__class__`, `__fspath__`) runs in the parent after the watch, where every child would
+inherit what it did. `final()` is the last word before `ready`, and the watch's `hooked` is asked before every
+fork: an audit hook added at any time since the parent started ends the warm start.
+"""
+
+from __future__ import annotations
+
+import _random
+import builtins
+import ctypes
+import gc
+import importlib.machinery
+import os
+import random
+import signal
+import sys
+
+_FUNCTION, _MODULE, _STR, _LIST, _DICT = type(lambda: None), type(sys), str, list, dict
+_FILL_CACHE = importlib.machinery.FileFinder._fill_cache.__code__  # the import system listing a folder
+# names typing puts in sys.modules that are classes, not modules: never looked at, never run
+INERT = frozenset({"typing.io", "typing.re"})
+CLOSE_RANGE = 436  # the same number on x86_64 and aarch64
+ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which a dependency may have lowered
+SEP = os.sep
+_listdir, _realpath, _getframe, _gettrace, _getprofile = (os.listdir, os.path.realpath, sys._getframe, sys.gettrace,
+                                                        sys.getprofile)
+_getitimer, _get_objects, _open = signal.getitimer, gc.get_objects, open
+_os_open, _os_read, _os_close = os.open, os.read, os.close
+_MT_STATE, _RANDOM = _random.Random.getstate, random._inst  # the C method: no Random.VERSION a property can stand in
+_ITIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
+_SYSCALL = ctypes.CDLL(None, use_errno=True).syscall
+_BUILTINS = builtins.__dict__
+_len, _type, _list, _tuple, _set, _any, _zip = len, type, list, tuple, set, any, zip
+
+
+def provided(root: str) -> set[str]:
+    """Top-level names the checkout offers at its root and src/ (which come before installed packages)."""
+    names = set()
+    for folder in (root, os.path.join(root, "src")):
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        names.update(entry.split(".", 1)[0] for entry in entries)
+    return names
+
+
+class Asked:
+    """First on sys.meta_path while the parent imports, with the repository on sys.path as a cold start has
+    it: refuses and notes every name asked for that the repository provides (an optional `import` a
+    dependency makes, which would run the repository's code in the parent)."""
+
+    def __init__(self, shadowed: set[str]) -> None:
+        self.shadowed, self.asked = shadowed, []
+
+    def find_spec(self, name, path=None, target=None):
+        if _type(name) is _STR and name.split(".")[0] in self.shadowed:
+            self.asked.append(name)
+            raise ModuleNotFoundError(f"{name} is the repository's: not imported in the warm parent")
+        return None
+
+
+class Watch:
+    """An audit hook, added before the imports (a hook cannot be removed: every child carries it, idle once the
+    imports are done): while `on`, notes the first thing the imports did that a cold start, with the repository
+    on sys.path and the key already read, would not have seen the same; at any time, whether anything added an
+    audit hook of its own (`hooked`), which would run in every child before the key is read."""
+
+    def __init__(self) -> None:
+        self.real_root, self.on, self.busy, self.seen, self.hooked = "/", False, False, "", False
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if event == "sys.addaudithook":
+            self.hooked = True
+        if not self.on or self.seen or self.busy:
+            return
+        self.busy = True  # realpath below may raise events of its own
+        try:
+            self.seen = self._judge(event, args)
+        finally:
+            self.busy = False
+
+    def _judge(self, event: str, args: tuple) -> str:
+        if event == "sys.addaudithook":
+            return "added an audit hook"
+        kind = _type(args[0]) if event == "open" else None
+        if kind is str or kind is bytes:
+            where = _realpath(os.fsdecode(args[0])) + SEP  # relative: the working directory, /repo
+            return f"read the repository's {os.fsdecode(args[0])}" if where.startswith(self.real_root) else ""
+        if event in ("os.listdir", "os.scandir") and _caller(3) is not _FILL_CACHE:
+            return "listed a folder (a scan of the import path finds the repository's files only cold)"
+        return ""
+
+
+WATCH = Watch()  # added by warm_parent.serve, before any dependency runs
+
+
+def _caller(depth: int):
+    """The code of the frame `depth` above this one (the hook's caller's caller ...), or None."""
+    frame = _getframe(depth)
+    return frame.f_code if frame is not None else None
+
+
+def _random_state() -> tuple:
+    return _MT_STATE(_RANDOM)
+
+
+def snapshot() -> tuple:
+    """What the checks compare with, read before the imports: modules, descriptors, random's state, path hooks,
+    builtins."""
+    return (_set(sys.modules), _set(_listdir("/proc/self/fd")), _random_state(), _tuple(sys.path_hooks),
+            _DICT(_BUILTINS))
+
+
+def same_list(now, before) -> bool:
+    """`now` is a plain list holding the very objects of `before`, in order (no element's `__eq__` runs)."""
+    return _type(now) is _LIST and _len(now) == _len(before) and not _any(a is not b for a, b in _zip(now, before))
+
+
+def threads() -> str:
+    """Asked right after the imports, while the watch is still on (its `open` of /proc is nothing the watch
+    minds; a listing would be): a thread that outlived them could act unwatched (add a hook, then end before
+    any later count)."""
+    fd = _os_open("/proc/self/status", os.O_RDONLY)
+    try:
+        status = _os_read(fd, 1 << 16)
+    finally:
+        _os_close(fd)
+    return "importing the dependencies started a thread" if b"\nThreads:\t1\n" not in status else ""
+
+
+def modules(before: set, shadowed: set[str], real_root: str) -> str:
+    """'' when every entry of sys.modules is a plain module under a plain name, and none the imports added is
+    the repository's; else what is not. An object that is not a module (a lazy module, Django's LazyObject in
+    place of its module) would run its own code as soon as it is looked at: the series starts cold."""
+    if _type(sys.modules) is not _DICT:
+        return "the set-up environment replaced sys.modules"
+    for name, module in _list(sys.modules.items()):
+        if _type(name) is not _STR:
+            return "the set-up environment put a name that is not a string in sys.modules"
+        if _type(module) is not _MODULE:
+            if name in INERT:
+                continue
+            return f"the set-up environment puts {name} in sys.modules as an object that is not a plain module"
+        if name in before:
+            continue
+        file = module.__dict__.get("__file__")  # a plain module's own dict: no __getattr__ runs
+        where = _realpath(file) + SEP if _type(file) is _STR else SEP  # a relative name: the working directory
+        if name.split(".")[0] in shadowed or where.startswith(real_root):
+            return f"the set-up environment imports {name}, which the repository also provides"
+    return ""
+
+
+def import_system(asked: Asked, path: list[str], real_root: str) -> str:
+    """'' when the import system is as the imports found it, but for finders of folders outside the repository;
+    the finder a dependency made for a folder of the repository is dropped."""
+    if _type(sys.meta_path) is not _LIST or not _any(f is asked for f in sys.meta_path):
+        return "importing the dependencies rearranged the import system"
+    sys.meta_path[:] = [f for f in sys.meta_path if f is not asked]
+    cache = sys.path_importer_cache
+    if _type(cache) is not _DICT or _any(_type(k) is not _STR for k in _list(cache)):
+        return "importing the dependencies rearranged the import system"
+    for folder in _list(cache):  # a finder a dependency made for a folder of the repository
+        if (_realpath(folder) + SEP).startswith(real_root):
+            del cache[folder]
+    if _type(sys.path) is not _LIST or _any(_type(p) is not _STR for p in sys.path) or sys.path != path:
+        return "importing the dependencies changed sys.path"  # each child takes the path read before the imports
+    return ""
+
+
+def changed(before: tuple, real_root: str) -> str:
+    """What else the imports left that a cold start would not (''): run in the parent, seen by every child."""
+    _, held, drawn, hooks, _ = before
+    if WATCH.seen:
+        return f"importing the dependencies {WATCH.seen}"
+    if _rebound(before):  # asked first: what follows calls builtins
+        return "importing the dependencies rebound a builtin"
+    ran = _repository_code(real_root)
+    if ran:  # a plugin loader that ran a file of the checkout, in the parent every child comes from
+        return f"the set-up environment ran the repository's {ran}"
+    if not same_list(sys.path_hooks, hooks):  # a cold start inserts the repository's hook first, then imports
+        return "importing the dependencies changed sys.path_hooks"
+    if _random_state() != drawn:  # a cold start seeds first, so those draws come from the pinned seed
+        return "importing the dependencies drew from the random module"
+    threading = sys.modules.get("threading")
+    threading = threading.__dict__ if _type(threading) is _MODULE else {}
+    if _gettrace() is not None or _getprofile() is not None or threading.get("_trace_hook") is not None \
+            or threading.get("_profile_hook") is not None:  # it would run in every child before the key is read
+        return "importing the dependencies set a trace or profile function"
+    if _any(_getitimer(t)[0] for t in _ITIMERS):
+        return "importing the dependencies armed a timer (a fork does not inherit it)"
+    callbacks = gc.callbacks
+    if _type(callbacks) is not _LIST or callbacks:  # it would run in the parent, between evaluations
+        return "importing the dependencies registered a garbage-collection callback"
+    if _set(_listdir("/proc/self/fd")) - held:  # each evaluation closes every descriptor but its three
+        return "importing the dependencies opened a file it keeps"
+    if _shared_writable():
+        return "importing the dependencies mapped memory every evaluation would share"
+    if _SYSCALL(CLOSE_RANGE, ALL_FDS, ALL_FDS, 0) != 0:  # else each child would close 2**31 numbers one by one
+        return "importing the dependencies left close_range refused"
+    return ""
+
+
+def final(before: tuple) -> str:
+    """The last word before `ready` (''), after everything else the parent does with what the imports left:
+    no audit hook was added since the parent started, no builtin was rebound (the harness looks some up before
+    it reads the key), and every module is still a plain one (a module whose class was swapped runs code on
+    every attribute looked up in it)."""
+    if WATCH.hooked:
+        return "importing the dependencies added an audit hook"
+    if _rebound(before):
+        return "importing the dependencies rebound a builtin"
+    if _type(sys.modules) is not _DICT or _any(
+            _type(m) is not _MODULE and name not in INERT for name, m in _list(sys.modules.items())):
+        return "the set-up environment left an object that is not a plain module in sys.modules"
+    return threads()
+
+
+def _rebound(before: tuple) -> bool:
+    """A builtin the parent had before the imports is now another object (one added is no matter: nothing
+    of the gate's looks it up)."""
+    return _any(_BUILTINS.get(name, before) is not value for name, value in before[4].items())
+
+
+def _repository_code(real_root: str) -> str:
+    """The file of a function or module the repository's code made here, if any ran ('' when none did)."""
+    places: dict[str, bool] = {}
+    for thing in _get_objects():
+        kind = _type(thing)
+        if kind is _FUNCTION:
+            name = thing.__code__.co_filename
+        elif kind is _MODULE and _type(thing.__dict__.get("__file__")) is _STR:
+            name = thing.__dict__["__file__"]  # a module run by path, kept outside sys.modules
+        else:
+            continue
+        if _type(name) is not _STR:
+            continue
+        if name not in places:  # a relative name was read from the working directory, the checkout
+            places[name] = not name.startswith("<") and (
+                not name.startswith("/") or (_realpath(name) + SEP).startswith(real_root))
+        if places[name]:
+            return name
+    return ""
+
+
+def _shared_writable() -> bool:
+    """A shared mapping that may be made writable (mw), even one mapped read-only: children would write
+    it together (glibc's read-only gconv cache cannot be, and is no channel)."""
+    shared = False
+    with _open("/proc/self/smaps", encoding="ascii", errors="replace") as smaps:
+        for line in smaps:
+            if line.startswith("VmFlags:"):
+                flags = line.split()[1:]
+                shared = shared or ("sh" in flags and "mw" in flags)
+    return shared
