@@ -181,3 +181,19 @@ def test_a_sum_past_sixteen_bits_is_tried_as_the_sixteen_bits_hold_it(total, dat
         return "overflow" if shaped and wrap16(sum(v[0])) == wrap16(total) else None
 
     assert shrink(start, run, target_reason="overflow").witness == [[wrap16(total)], []]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=1000), min_size=8, max_size=14), st.data())
+def test_a_records_list_of_numbers_becomes_its_sum_in_one_probe(numbers, data):
+    # a total over a record's field that must stay over a limit (bench/attempt_costs.py's property): 7 to 28
+    # calls; without the sum, deletions, pair shifts and transfers walk the numbers down in 53 to 126 (15 to
+    # 42 with the sum tried only after deletion)
+    limit = data.draw(st.integers(min_value=max(0, sum(numbers) - min(numbers)), max_value=sum(numbers) - 1))
+
+    def run(v):
+        return "over" if isinstance(v, dict) and int_lists([v.get("items")], 1) and sum(v["items"]) > limit else None
+
+    result = shrink({"items": numbers}, run, target_reason="over")
+    assert result.witness == {"items": [limit + 1]}
+    assert result.evaluations <= 36

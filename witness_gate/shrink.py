@@ -9,7 +9,7 @@ from typing import Any
 from witness_gate.canonical import canonical_bytes, sha256_hex, shortlex_key
 from witness_gate.gate import shrink_until_local_stop
 from witness_gate.shrink_memory import Slot
-from witness_gate.shrink_numbers import shift_pairs, shrink_equal_values, sum_lists
+from witness_gate.shrink_numbers import shift_pairs, shrink_equal_values, sum_fields, sum_lists
 from witness_gate.shrink_structure import (
     delete_after_values, delete_repeated_zeros, delete_structure, lift_descendants, lift_similar, merge_sibling_lists,
     renumber_indices)
@@ -42,12 +42,14 @@ class _BudgetSpent(Exception):
     pass
 
 
-# coarse to fine: structure first (it removes the most per evaluation; layers of a recursive tree
+# coarse to fine: a record's list of numbers into its sum (one probe for what deletion pays one a number),
+# then structure (it removes the most per evaluation; layers of a recursive tree
 # before single children; a list of indices renumbered before deletion breaks its indices), then numbers
 # that move together (a list into its sum, copies of one value, pairs in step) before each value alone
 # (a payload of a few numbers loses a repeated 0 first); last, lists sorted again and deletion in a
 # payload of a few numbers, which their values decide (delete_after_values)
 MOVES = (
+    sum_fields,
     lift_similar,
     renumber_indices,
     delete_structure,

@@ -42,19 +42,28 @@ def sum_lists(search: Search) -> bool:
     probe: `[-4718, 712, 2338, -31193, 249]` whose sum must stay becomes `[-32612]`, where shifting pairs
     costs a search a pair; a sum past a machine width is tried wrapped too (`_sums`). Once refuted and
     never accepted among such lists, it is not probed again."""
-    return sweep(search, _sum_list)
+    return sweep(search, lambda s, path: _sum_list(s, path, list))
 
 
-def _sum_list(search: Search, path: Path) -> bool:
+def sum_fields(search: Search) -> bool:
+    """A record's field that is a list of integers (`{"items": [7, 8, 9, ...]}`, a total that must stay over
+    a limit) becomes the list of their sum, in one probe and before any deletion: deleting its numbers one
+    at a time, each needed for the total, costs a probe each, and pairs walk them down after that. Once
+    refuted and never accepted for that key of such records, it is not probed again."""
+    return sweep(search, lambda s, path: _sum_list(s, path, dict))
+
+
+def _sum_list(search: Search, path: Path, among: type) -> bool:
     node = get_node(search.current, path)
     if not (path and isinstance(node, list) and all(is_int(x) for x in node)):
         return False
     if sum(x != 0 for x in node) < 2:
         return False  # the sum of one number and zeros is one of deletion's candidates
     parent = get_node(search.current, path[:-1])
-    if not isinstance(parent, list) or is_tuple(parent):
+    if not isinstance(parent, among) or (among is list and is_tuple(parent)):
         return False  # a record's part (an index beside a list, say) is no like item
-    return tried(search.memory, ("sum", signature(parent)), lambda: any(
+    slot = ("sum", signature(parent), path[-1] if among is dict else None)
+    return tried(search.memory, slot, lambda: any(
         search.consider(set_node(search.current, path, [total])) for total in _sums(sum(node))))
 
 
