@@ -6,6 +6,7 @@ and imports it as witness_gate.harness_imports on the host. Standard library onl
 
 from __future__ import annotations
 
+import builtins
 import importlib.machinery
 import importlib.util
 import os
@@ -17,6 +18,9 @@ COMPILED: dict[str, tuple[bytes, object, tuple]] = {}  # path -> (source, code, 
 MAX_COMPILED_BYTES = 256 << 10  # a file: a larger one's compile leaves more garbage than it saves
 MAX_COMPILED_TOTAL = 4 << 20  # in all: every evaluation forked from the warm parent carries them
 HEADROOM = 64  # frames a cached file's compile may need: deeper than that, or than the caller has, compiles anew
+# what SourceLoader.source_to_code calls, as loaded before any dependency ran
+_STOCK = (importlib.machinery.SourceFileLoader.source_to_code, compile,
+          sys.modules["importlib._bootstrap"]._call_with_frames_removed)
 
 
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
@@ -25,10 +29,22 @@ class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     def get_code(self, fullname):
         data = self.get_data(self.path)
         known = COMPILED.get(self.path)
-        if known is not None and known[0] == data and known[2] == _conditions() and _headroom() > HEADROOM:
+        if known is not None and known[0] == data and known[2] == _conditions() and _headroom() > HEADROOM \
+                and _stock(self):
             sys.audit("compile", data, self.path)  # what compile() raises: an audit hook sees or refuses it
             return known[1]  # the warm parent compiled these very bytes as a compile now would
         return self.source_to_code(data, self.path)
+
+
+def _stock(loader) -> bool:
+    """A compile now would run the very code the warm parent's did: no import hook replaced the loader's
+    source_to_code (an assertion rewriter, a contracts checker), `compile` or the frame-removing call."""
+    try:
+        return (type(loader).source_to_code is _STOCK[0] and "source_to_code" not in loader.__dict__
+                and builtins.__dict__.get("compile") is _STOCK[1]
+                and sys.modules["importlib._bootstrap"].__dict__.get("_call_with_frames_removed") is _STOCK[2])
+    except Exception:  # noqa: BLE001 - whatever an import hook did there, a compile now is what runs
+        return False
 
 
 def _conditions() -> tuple:

@@ -25,7 +25,6 @@ from witness_gate.warm_imports import reached
 from witness_gate.warm_settings import parallel_from_environment, warm_from_environment
 
 DETAIL_CHARS = 2000
-WARM_CPU_SECONDS = 3600  # the warm parent's own; each evaluation forked from it gets the timeout's
 
 
 @dataclass(frozen=True)
@@ -175,10 +174,10 @@ class PropertyRunner:
         env, mounts, _, argv = self._plan(inbox)
         outside, files = reached(self.repo, self.selector.partition("::")[0])
         env.update(WITNESS_WARM_IMPORTS=",".join(outside), WITNESS_WARM_COMPILE=json.dumps(files))
-        # the evaluation's CPU limit while the parent imports, as a cold import has it; raised to the hard
-        # limit, the series' own, once they are done
-        cpu = math.ceil(self.timeout_seconds) + 1
-        limits = replace(self.limits, cpu_seconds=cpu, cpu_hard_seconds=max(cpu, WARM_CPU_SECONDS))
+        # the evaluation's CPU limit, soft and hard, as a cold import sees it (a library may take a budget from
+        # either); the parent's own CPU over the series (its imports, a fork and a sweep an evaluation) counts
+        # against it too, and a parent that reaches it ends: that evaluation runs again cold, the series too
+        limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
         self._settle(inbox, mounts)  # its imports see the trees as every evaluation does
 
         def spawn(fd: int):

@@ -57,7 +57,6 @@ class Mount:
 @dataclass(frozen=True)
 class Limits:
     cpu_seconds: int = 60
-    cpu_hard_seconds: int | None = None  # for a process that raises its soft limit later (a warm parent)
     memory_bytes: int = 2 * 1024**3
     file_bytes: int = 64 * 1024**2
     open_files: int = 256
@@ -204,14 +203,14 @@ class Sandbox:
         identity = self.identity
 
         def apply() -> None:
-            for which, value, hard in (
-                (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_hard_seconds),
-                (resource.RLIMIT_AS, limits.memory_bytes, None),
-                (resource.RLIMIT_FSIZE, limits.file_bytes, None),
-                (resource.RLIMIT_NOFILE, limits.open_files, None),
-                (resource.RLIMIT_CORE, 0, None),
+            for which, value in (
+                (resource.RLIMIT_CPU, limits.cpu_seconds),
+                (resource.RLIMIT_AS, limits.memory_bytes),
+                (resource.RLIMIT_FSIZE, limits.file_bytes),
+                (resource.RLIMIT_NOFILE, limits.open_files),
+                (resource.RLIMIT_CORE, 0),
             ):
-                resource.setrlimit(which, (value, value if hard is None else hard))
+                resource.setrlimit(which, (value, value))
             if identity.uid is not None:
                 resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
                 os.setgroups([])

@@ -1,11 +1,13 @@
 """What a warm parent's imports must not have left, inside the sandbox (standard library only).
 
 harness.py loads this file by path, as warm_sweep.py, before any dependency is imported, so what it calls was
-bound before a dependency ran. Whatever the imports left is touched only after a `type(x) is ...` test: no
-`isinstance`, `==`, `in` over a list, or attribute of an object a dependency made runs, so none of its code
-(a property, `__eq__`, `__class__`, `__fspath__`) runs in the parent after the watch, where every child would
-inherit what it did. `final()` is the last word before `ready`, and the watch's `hooked` is asked before every
-fork: an audit hook added at any time since the parent started ends the warm start.
+bound before a dependency ran. After the imports only C functions bound then are called (a real path is the
+kernel's, read through /proc, not posixpath's, which looks `os.lstat` up when it runs), sys is read through its
+own dict, and whatever the imports left is touched only after a `type(x) is ...` test: no `isinstance`, `==`,
+`in` over a list, or attribute of an object a dependency made runs, so none of its code (a property, `__eq__`,
+`__class__`, `__fspath__`, a patched `os` function) runs in the parent after the watch, where every child would
+inherit what it did. `final()` asks everything again as the last word before `ready`, and the watch's `hooked`
+is asked before every fork: an audit hook added at any time since the parent started ends the warm start.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ _FILL_CACHE = importlib.machinery.FileFinder._fill_cache.__code__  # the import 
 INERT = frozenset({"typing.io", "typing.re"})
 CLOSE_RANGE = 436  # the same number on x86_64 and aarch64
 ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which a dependency may have lowered
-SEP = os.sep
-_listdir, _realpath, _getframe, _gettrace, _getprofile = (os.listdir, os.path.realpath, sys._getframe, sys.gettrace,
-                                                        sys.getprofile)
-_getitimer, _get_objects, _open = signal.getitimer, gc.get_objects, open
-_os_open, _os_read, _os_close = os.open, os.read, os.close
+SEP, _O_RDONLY, _O_PATH = os.sep, os.O_RDONLY | os.O_CLOEXEC, os.O_PATH | os.O_CLOEXEC
+_listdir, _getframe, _gettrace, _getprofile = os.listdir, sys._getframe, sys.gettrace, sys.getprofile
+_getitimer, _get_objects, _get_referrers, _open = signal.getitimer, gc.get_objects, gc.get_referrers, open
+_os_open, _os_read, _os_close, _readlink, _getcwd = os.open, os.read, os.close, os.readlink, os.getcwd
+_SYS, _MODULES, _GC = sys.__dict__, sys.modules, gc.__dict__  # read through these: sys's class may be swapped
 _MT_STATE, _RANDOM = _random.Random.getstate, random._inst  # the C method: no Random.VERSION a property can stand in
 _ITIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
 _SYSCALL = ctypes.CDLL(None, use_errno=True).syscall
@@ -48,6 +50,19 @@ def provided(root: str) -> set[str]:
             continue
         names.update(entry.split(".", 1)[0] for entry in entries)
     return names
+
+
+def real(path: str) -> str:
+    """Where `path` is, as the kernel resolves it (an O_PATH descriptor read back through /proc: only C runs);
+    a path that cannot be opened is taken as written, a relative one under the working directory."""
+    try:
+        fd = _os_open(path, _O_PATH)
+    except (OSError, ValueError):
+        return path if path.startswith(SEP) else _getcwd() + SEP + path
+    try:
+        return _readlink(f"/proc/self/fd/{fd}")
+    finally:
+        _os_close(fd)
 
 
 class Asked:
@@ -79,7 +94,7 @@ class Watch:
             self.hooked = True
         if not self.on or self.seen or self.busy:
             return
-        self.busy = True  # realpath below may raise events of its own
+        self.busy = True  # real() below raises events of its own
         try:
             self.seen = self._judge(event, args)
         finally:
@@ -90,7 +105,7 @@ class Watch:
             return "added an audit hook"
         kind = _type(args[0]) if event == "open" else None
         if kind is str or kind is bytes:
-            where = _realpath(os.fsdecode(args[0])) + SEP  # relative: the working directory, /repo
+            where = real(os.fsdecode(args[0])) + SEP  # relative: the working directory, /repo
             return f"read the repository's {os.fsdecode(args[0])}" if where.startswith(self.real_root) else ""
         if event in ("os.listdir", "os.scandir") and _caller(3) is not _FILL_CACHE:
             return "listed a folder (a scan of the import path finds the repository's files only cold)"
@@ -113,7 +128,7 @@ def _random_state() -> tuple:
 def snapshot() -> tuple:
     """What the checks compare with, read before the imports: modules, descriptors, random's state, path hooks,
     builtins."""
-    return (_set(sys.modules), _set(_listdir("/proc/self/fd")), _random_state(), _tuple(sys.path_hooks),
+    return (_set(_MODULES), _set(_listdir("/proc/self/fd")), _random_state(), _tuple(_SYS["path_hooks"]),
             _DICT(_BUILTINS))
 
 
@@ -124,9 +139,8 @@ def same_list(now, before) -> bool:
 
 def threads() -> str:
     """Asked right after the imports, while the watch is still on (its `open` of /proc is nothing the watch
-    minds; a listing would be): a thread that outlived them could act unwatched (add a hook, then end before
-    any later count)."""
-    fd = _os_open("/proc/self/status", os.O_RDONLY)
+    minds; a listing would be), and again last: a thread that outlived them could act unwatched."""
+    fd = _os_open("/proc/self/status", _O_RDONLY)
     try:
         status = _os_read(fd, 1 << 16)
     finally:
@@ -134,23 +148,27 @@ def threads() -> str:
     return "importing the dependencies started a thread" if b"\nThreads:\t1\n" not in status else ""
 
 
-def modules(before: set, shadowed: set[str], real_root: str) -> str:
-    """'' when every entry of sys.modules is a plain module under a plain name, and none the imports added is
-    the repository's; else what is not. An object that is not a module (a lazy module, Django's LazyObject in
-    place of its module) would run its own code as soon as it is looked at: the series starts cold."""
-    if _type(sys.modules) is not _DICT:
+def plain_modules() -> str:
+    """'' when sys.modules is the interpreter's and holds plain modules under plain names. Asked first after
+    the imports: a module whose class was swapped runs code at every attribute looked up in it, and an object
+    that is not a module (a lazy module, Django's LazyObject in place of its module) at the first look."""
+    if _SYS.get("modules") is not _MODULES or _type(_MODULES) is not _DICT:
         return "the set-up environment replaced sys.modules"
-    for name, module in _list(sys.modules.items()):
+    for name, module in _list(_MODULES.items()):
         if _type(name) is not _STR:
             return "the set-up environment put a name that is not a string in sys.modules"
-        if _type(module) is not _MODULE:
-            if name in INERT:
-                continue
+        if _type(module) is not _MODULE and name not in INERT:
             return f"the set-up environment puts {name} in sys.modules as an object that is not a plain module"
-        if name in before:
+    return ""
+
+
+def modules(before: set, shadowed: set[str], real_root: str) -> str:
+    """'' when no module the imports added is the repository's (by its name or its file)."""
+    for name, module in _list(_MODULES.items()):
+        if name in before or _type(module) is not _MODULE:  # plain_modules passed: INERT's classes
             continue
         file = module.__dict__.get("__file__")  # a plain module's own dict: no __getattr__ runs
-        where = _realpath(file) + SEP if _type(file) is _STR else SEP  # a relative name: the working directory
+        where = real(file) + SEP if _type(file) is _STR else SEP
         if name.split(".")[0] in shadowed or where.startswith(real_root):
             return f"the set-up environment imports {name}, which the repository also provides"
     return ""
@@ -159,46 +177,38 @@ def modules(before: set, shadowed: set[str], real_root: str) -> str:
 def import_system(asked: Asked, path: list[str], real_root: str) -> str:
     """'' when the import system is as the imports found it, but for finders of folders outside the repository;
     the finder a dependency made for a folder of the repository is dropped."""
-    if _type(sys.meta_path) is not _LIST or not _any(f is asked for f in sys.meta_path):
+    meta_path, cache, now = _SYS.get("meta_path"), _SYS.get("path_importer_cache"), _SYS.get("path")
+    if _type(meta_path) is not _LIST or not _any(f is asked for f in meta_path):
         return "importing the dependencies rearranged the import system"
-    sys.meta_path[:] = [f for f in sys.meta_path if f is not asked]
-    cache = sys.path_importer_cache
+    meta_path[:] = [f for f in meta_path if f is not asked]
     if _type(cache) is not _DICT or _any(_type(k) is not _STR for k in _list(cache)):
         return "importing the dependencies rearranged the import system"
     for folder in _list(cache):  # a finder a dependency made for a folder of the repository
-        if (_realpath(folder) + SEP).startswith(real_root):
+        if (real(folder) + SEP).startswith(real_root):
             del cache[folder]
-    if _type(sys.path) is not _LIST or _any(_type(p) is not _STR for p in sys.path) or sys.path != path:
+    if _type(now) is not _LIST or _any(_type(p) is not _STR for p in now) or now != path:
         return "importing the dependencies changed sys.path"  # each child takes the path read before the imports
     return ""
 
 
+def held(thing, *ours) -> bool:
+    """Whether anything but `ours` refers to `thing` (the stand-in property module, its namespace): a
+    dependency that kept its importer's globals would read there what the property module sets later, cold."""
+    return _any(not _any(r is o for o in ours) for r in _get_referrers(thing))
+
+
 def changed(before: tuple, real_root: str) -> str:
     """What else the imports left that a cold start would not (''): run in the parent, seen by every child."""
-    _, held, drawn, hooks, _ = before
     if WATCH.seen:
         return f"importing the dependencies {WATCH.seen}"
-    if _rebound(before):  # asked first: what follows calls builtins
-        return "importing the dependencies rebound a builtin"
     ran = _repository_code(real_root)
     if ran:  # a plugin loader that ran a file of the checkout, in the parent every child comes from
         return f"the set-up environment ran the repository's {ran}"
-    if not same_list(sys.path_hooks, hooks):  # a cold start inserts the repository's hook first, then imports
-        return "importing the dependencies changed sys.path_hooks"
-    if _random_state() != drawn:  # a cold start seeds first, so those draws come from the pinned seed
+    if _random_state() != before[2]:  # a cold start seeds first, so those draws come from the pinned seed
         return "importing the dependencies drew from the random module"
-    threading = sys.modules.get("threading")
-    threading = threading.__dict__ if _type(threading) is _MODULE else {}
-    if _gettrace() is not None or _getprofile() is not None or threading.get("_trace_hook") is not None \
-            or threading.get("_profile_hook") is not None:  # it would run in every child before the key is read
-        return "importing the dependencies set a trace or profile function"
-    if _any(_getitimer(t)[0] for t in _ITIMERS):
-        return "importing the dependencies armed a timer (a fork does not inherit it)"
-    callbacks = gc.callbacks
-    if _type(callbacks) is not _LIST or callbacks:  # it would run in the parent, between evaluations
-        return "importing the dependencies registered a garbage-collection callback"
-    if _set(_listdir("/proc/self/fd")) - held:  # each evaluation closes every descriptor but its three
-        return "importing the dependencies opened a file it keeps"
+    why = final(before)
+    if why:
+        return why
     if _shared_writable():
         return "importing the dependencies mapped memory every evaluation would share"
     if _SYSCALL(CLOSE_RANGE, ALL_FDS, ALL_FDS, 0) != 0:  # else each child would close 2**31 numbers one by one
@@ -207,24 +217,31 @@ def changed(before: tuple, real_root: str) -> str:
 
 
 def final(before: tuple) -> str:
-    """The last word before `ready` (''), after everything else the parent does with what the imports left:
-    no audit hook was added since the parent started, no builtin was rebound (the harness looks some up before
-    it reads the key), and every module is still a plain one (a module whose class was swapped runs code on
-    every attribute looked up in it)."""
+    """Asked after the imports and again as the last word before `ready`, after everything else the parent
+    does: what Python code run after the watch (a finalizer, a patched function the parent called) could still
+    have set, each of which would run in every child or in the parent between evaluations."""
     if WATCH.hooked:
         return "importing the dependencies added an audit hook"
-    if _rebound(before):
-        return "importing the dependencies rebound a builtin"
-    if _type(sys.modules) is not _DICT or _any(
-            _type(m) is not _MODULE and name not in INERT for name, m in _list(sys.modules.items())):
-        return "the set-up environment left an object that is not a plain module in sys.modules"
+    if _any(_BUILTINS.get(name, before) is not value for name, value in before[4].items()):
+        return "importing the dependencies rebound a builtin"  # the harness looks some up before the key
+    why = plain_modules()
+    if why:
+        return why
+    if not same_list(_SYS.get("path_hooks"), before[3]):  # a cold start inserts the repository's hook first
+        return "importing the dependencies changed sys.path_hooks"
+    threading = _MODULES.get("threading")
+    threading = threading.__dict__ if _type(threading) is _MODULE else {}
+    if _gettrace() is not None or _getprofile() is not None or threading.get("_trace_hook") is not None \
+            or threading.get("_profile_hook") is not None:  # it would run in every child before the key is read
+        return "importing the dependencies set a trace or profile function"
+    if _any(_getitimer(t)[0] for t in _ITIMERS):
+        return "importing the dependencies armed a timer (a fork does not inherit it)"
+    callbacks = _GC.get("callbacks")
+    if _type(callbacks) is not _LIST or callbacks:  # it would run in the parent, between evaluations
+        return "importing the dependencies registered a garbage-collection callback"
+    if _set(_listdir("/proc/self/fd")) - before[1]:  # each evaluation closes every descriptor but its three
+        return "importing the dependencies opened a file it keeps"
     return threads()
-
-
-def _rebound(before: tuple) -> bool:
-    """A builtin the parent had before the imports is now another object (one added is no matter: nothing
-    of the gate's looks it up)."""
-    return _any(_BUILTINS.get(name, before) is not value for name, value in before[4].items())
 
 
 def _repository_code(real_root: str) -> str:
@@ -241,8 +258,7 @@ def _repository_code(real_root: str) -> str:
         if _type(name) is not _STR:
             continue
         if name not in places:  # a relative name was read from the working directory, the checkout
-            places[name] = not name.startswith("<") and (
-                not name.startswith("/") or (_realpath(name) + SEP).startswith(real_root))
+            places[name] = not name.startswith("<") and (real(name) + SEP).startswith(real_root)
         if places[name]:
             return name
     return ""

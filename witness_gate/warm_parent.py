@@ -43,7 +43,8 @@ SWEEP = CHECKS = None  # warm_sweep.py and warm_checks.py, given to serve() by t
 _recvmsg, _send = _socket.socket.recvmsg, _socket.socket.send
 _SCM = (_socket.SOL_SOCKET, _socket.SCM_RIGHTS, _socket.CMSG_LEN(3 * 4))
 _waitpid, _close, _dup2, _closerange, _setsid = os.waitpid, os.close, os.dup2, os.closerange, os.setsid
-_setrlimit, _getrlimit, _chdir, _RLIMIT_CPU = resource.setrlimit, resource.getrlimit, os.chdir, resource.RLIMIT_CPU
+_setrlimit, _chdir, _RLIMIT_CPU, _getframe = resource.setrlimit, os.chdir, resource.RLIMIT_CPU, sys._getframe
+_MODULES, _SIG_BLOCK, _SIG_SETMASK = sys.modules, _signal.SIG_BLOCK, _signal.SIG_SETMASK
 # the C function: signal.pthread_sigmask would make an enum of each of the 60-odd signals in every child
 _exit, _sigmask, _SIGNALS = os._exit, _signal.pthread_sigmask, tuple(signal.valid_signals())
 _gc_unfreeze, _gc_enable, _gc_disable, _gc_freeze, _gc_isenabled = (gc.unfreeze, gc.enable, gc.disable, gc.freeze,
@@ -92,16 +93,17 @@ def _import(name: str, namespace: dict, where: str) -> None:
         pass
 
 
-def warm_imports(names: list[str], root: str, path: list[str], prop: str) -> str:
-    """Import `names` (never the repository's) as the property module `prop` (its relpath) does; '' when the
-    result is what a cold start imports too.
+def warm_imports(names: list[str], root: str, path: list[str], prop: str) -> tuple[str, tuple, bool]:
+    """Import `names` (never the repository's) as the property module `prop` (its relpath) does: (why the series
+    starts cold, '' when the result is what a cold start imports too; what the checks compare with; whether the
+    imports left garbage collection on, as each child gets it back).
 
     `path` is each evaluation's (harness_imports.path_plan): the gate's copy first, the standard library, the
     repository, installed packages, then the set-up's environment and the folders its .pth files name.
     """
     saved = list(sys.path)
     before = CHECKS.snapshot()
-    real_root = os.path.realpath(root) + os.sep
+    real_root = CHECKS.real(root) + os.sep
     # the repository's folders stay where a cold start has them, so that a dependency probing the path
     # (a stat, PathFinder.find_spec) sees what it would see cold; Asked refuses importing from them
     sys.path[:] = path
@@ -112,30 +114,36 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str) -> str
     name = "witness_property_" + prop.replace("/", "_").removesuffix(".py")
     importer = _MODULE(name)
     importer.__dict__.update(__file__=prop, __package__="", __builtins__=builtins)
-    sys.modules[name] = importer
+    _MODULES[name] = importer
     CHECKS.WATCH.real_root, CHECKS.WATCH.on = real_root, True
     for wanted in names:  # in the order the property's module imports them
         if wanted.split(">")[0].split(".")[0] not in shadowed:
             _import(wanted, importer.__dict__, prop)
-    why = CHECKS.threads()  # before the watch is off: a thread still running could act unwatched
+    collecting = _gc_isenabled()
+    _gc_disable()  # no finalizer of a dependency's runs here from now on (each child collects again)
+    # before the watch is off: a thread still running could act unwatched, and a module whose class was
+    # swapped would run code at the first attribute looked up in it
+    why = CHECKS.threads() or CHECKS.plain_modules()
     CHECKS.WATCH.on = False
-    if _type(sys.modules) is _DICT and sys.modules.get(name) is importer:
-        del sys.modules[name]
+    if not why and (CHECKS.held(importer.__dict__, importer) or CHECKS.held(importer, _MODULES, _getframe())):
+        why = "the set-up environment keeps the module that imports it, which the property module is cold"
+    if _MODULES.get(name) is importer:
+        del _MODULES[name]
     del importer
     why = why or CHECKS.import_system(asked, path, real_root)
     if why:
-        return why, before
+        return why, before, collecting
     sys.path[:] = saved
     why = CHECKS.modules(before[0], shadowed, real_root)
     if asked.asked:
         why = why or f"the set-up environment asks for {asked.asked[0]}, which the repository provides"
-    return why or CHECKS.changed(before, real_root), before
+    return why or CHECKS.changed(before, real_root), before, collecting
 
 
 def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask, collecting: bool) -> None:
     """In the child: the descriptors, session, limits, signal mask, garbage collection and working directory
     of a cold start (its argv is set once, in serve); nothing of the parent's channel, `control`."""
-    _sigmask(_signal.SIG_SETMASK, mask)  # signals sent to the parent stay pending there: a child has none
+    _sigmask(_SIG_SETMASK, mask)  # signals sent to the parent stay pending there: a child has none
     _gc_unfreeze()
     if collecting:
         _gc_enable()
@@ -179,21 +187,18 @@ def serve(main, path: list[str], precompile, sweep, checks) -> None:
     modes = SWEEP.fresh()  # before anything can have changed them
     _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
-    cpu_limit = _getrlimit(_RLIMIT_CPU)  # the evaluation's, what a cold import sees; the parent's own is the hard
-    why, before = warm_imports(names, root, path, prop)
-    # from here no Python signal handler a dependency set runs in the parent, where every later child would
-    # inherit what it changed: an evaluation's kill of its parent (or of -1) waits there, blocked, for ever
-    mask = _sigmask(_signal.SIG_BLOCK, _SIGNALS)
+    # compiled before any dependency is imported: no loader, codec or hook of theirs takes part
     compile_reached(files, prop, root, precompile)
     _MALLOC_TRIM(0)  # what compiling took and gave back leaves the address space every child inherits
+    why, before, collecting = warm_imports(names, root, path, prop)
+    # from here no Python signal handler a dependency set runs in the parent, where every later child would
+    # inherit what it changed: an evaluation's kill of its parent (or of -1) waits there, blocked, for ever
+    mask = _sigmask(_SIG_BLOCK, _SIGNALS)
     # what the imports wrote (a cache under HOME) is kept and put back before every evaluation, the first too
     kept = SWEEP.snapshot() if not why else []
     why = why or (kept if _type(kept) is str else SWEEP.sweep(modes, kept))
-    _setrlimit(_RLIMIT_CPU, (cpu_limit[1], cpu_limit[1]))  # the series' own, now that the imports are done
     fingerprint = SWEEP.fingerprint()
-    collecting = _gc_isenabled()
-    _gc_disable()  # no garbage of a dependency's is collected here, so none of its finalizers runs between
-    _gc_freeze()  # evaluations; each child collects again, as the imports left it
+    _gc_freeze()  # what the imports left is out of every child's collections but its own (gc is off here)
     why = why or CHECKS.final(before)  # the last word: nothing of a dependency's runs in this process after it
     _send(control, f"cold {why}".encode() if why else b"ready")
     if why:
