@@ -50,6 +50,9 @@ def on_job_failure(job, connection, exc_type, exc_value, traceback) -> None:
     if run is None:  # the store answers but lost the run (restored from a backup, a new database)
         _end_without_store(ctx, kwargs.get("target") or {}, run_id, LookupError("the run's record is missing"))
         return
+    if not run.check_run_id and (job.meta or {}).get("check_run_id"):  # killed before the store had it
+        ctx.store.update_run(run_id, check_run_id=int(job.meta["check_run_id"]))
+        run = ctx.store.get_run(run_id)
     if run is not None and not run.check_run_id:  # no check run to end: free the head for a replay
         ctx.redis.delete(run.details.get("gating_key", ""))
         ctx.store.update_run(run_id, status="failed", details={**run.details, "fault": str(exc_value)[:500]})

@@ -144,6 +144,9 @@ def _start(ctx: Context, api: GateClient, target: dict[str, Any], heads: tuple[s
     check_id = run.check_run_id or api.create_check_run(head, {
         "status": "in_progress", "external_id": run.id, "details_url": ctx.details_url(run.id),
         "output": {"title": "witness-gate is running", "summary": f"{checks.MARKER}\nGating {head[:12]} ({reason})."}})
+    if job is not None:  # at once, in Redis: a work horse killed before the store has it can still end it
+        job.meta["check_run_id"] = check_id
+        job.save_meta()
     ctx.store.update_run(run.id, check_run_id=check_id)
     # the check run travels with every job, so a failure can end it even without the record store
     return run, {**target, "head_sha": head, "base_sha": base, "check_run_id": check_id}
