@@ -282,7 +282,7 @@ def warm_main() -> None:
         return use(root, plan)
 
     module.serve(functools.partial(main, settings=settings, arrange=arrange), plan[0], precompile,
-                 _beside("warm_sweep"), _beside("warm_checks"))
+                 _beside("warm_sweep"), _beside("warm_checks"), read_key)
 
 
 if __name__ == "__main__":

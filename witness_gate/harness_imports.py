@@ -18,9 +18,6 @@ COMPILED: dict[str, tuple[bytes, object, tuple]] = {}  # path -> (source, code, 
 MAX_COMPILED_BYTES = 256 << 10  # a file: a larger one's compile leaves more garbage than it saves
 MAX_COMPILED_TOTAL = 4 << 20  # in all: every evaluation forked from the warm parent carries them
 HEADROOM = 64  # frames a cached file's compile may need: deeper than that, or than the caller has, compiles anew
-# what SourceLoader.source_to_code calls, as loaded before any dependency ran
-_STOCK = (importlib.machinery.SourceFileLoader.source_to_code, compile,
-          sys.modules["importlib._bootstrap"]._call_with_frames_removed)
 
 
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
@@ -36,15 +33,31 @@ class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
         return self.source_to_code(data, self.path)
 
 
+def _compile_path(loader_type) -> tuple:
+    """Everything SourceLoader.source_to_code runs and looks up, as objects: the function the loader's class
+    finds, its code and defaults, the names it finds in its module (`compile`, `_bootstrap`), the builtin
+    `compile`, and the frame-removing call with its code."""
+    external = sys.modules["importlib._bootstrap_external"].__dict__
+    bootstrap = sys.modules["importlib._bootstrap"].__dict__
+    source_to_code, call = loader_type.source_to_code, bootstrap.get("_call_with_frames_removed")
+    return (source_to_code, source_to_code.__code__, source_to_code.__defaults__, source_to_code.__kwdefaults__,
+            "compile" in external, external.get("_bootstrap"), sys.modules["importlib._bootstrap"],
+            builtins.__dict__.get("compile"), call, call.__code__)
+
+
 def _stock(loader) -> bool:
-    """A compile now would run the very code the warm parent's did: no import hook replaced the loader's
-    source_to_code (an assertion rewriter, a contracts checker), `compile` or the frame-removing call."""
+    """A compile now would run the very code the warm parent's did: no import hook replaced or patched in place
+    the loader's source_to_code (an assertion rewriter, a contracts checker), `compile` wherever it is looked
+    up, or the frame-removing call."""
     try:
-        return (type(loader).source_to_code is _STOCK[0] and "source_to_code" not in loader.__dict__
-                and builtins.__dict__.get("compile") is _STOCK[1]
-                and sys.modules["importlib._bootstrap"].__dict__.get("_call_with_frames_removed") is _STOCK[2])
+        now = _compile_path(type(loader))
+        return "source_to_code" not in loader.__dict__ and len(now) == len(_STOCK) and all(
+            a is b for a, b in zip(now, _STOCK))
     except Exception:  # noqa: BLE001 - whatever an import hook did there, a compile now is what runs
         return False
+
+
+_STOCK = _compile_path(SourceOnlyLoader)  # as loaded, before any dependency ran
 
 
 def _conditions() -> tuple:

@@ -13,6 +13,7 @@ is asked before every fork: an audit hook added at any time since the parent sta
 from __future__ import annotations
 
 import _random
+import _signal as _signal_module
 import builtins
 import ctypes
 import gc
@@ -22,7 +23,7 @@ import random
 import signal
 import sys
 
-_FUNCTION, _MODULE, _STR, _LIST, _DICT = type(lambda: None), type(sys), str, list, dict
+_FUNCTION, _MODULE, _STR, _LIST, _DICT, _INT = type(lambda: None), type(sys), str, list, dict, int
 _FILL_CACHE = importlib.machinery.FileFinder._fill_cache.__code__  # the import system listing a folder
 # names typing puts in sys.modules that are classes, not modules: never looked at, never run
 INERT = frozenset({"typing.io", "typing.re"})
@@ -35,6 +36,7 @@ _os_open, _os_read, _os_close, _readlink, _getcwd = os.open, os.read, os.close, 
 _SYS, _MODULES, _GC = sys.__dict__, sys.modules, gc.__dict__  # read through these: sys's class may be swapped
 _MT_STATE, _RANDOM = _random.Random.getstate, random._inst  # the C method: no Random.VERSION a property can stand in
 _ITIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
+_SIGNALS, _getsignal = tuple(signal.valid_signals()), _signal_module.getsignal
 _SYSCALL = ctypes.CDLL(None, use_errno=True).syscall
 _BUILTINS = builtins.__dict__
 _len, _type, _list, _tuple, _set, _any, _zip = len, type, list, tuple, set, any, zip
@@ -125,11 +127,15 @@ def _random_state() -> tuple:
     return _MT_STATE(_RANDOM)
 
 
+def _handlers() -> tuple:
+    return _tuple(_getsignal(s) for s in _SIGNALS)
+
+
 def snapshot() -> tuple:
     """What the checks compare with, read before the imports: modules, descriptors, random's state, path hooks,
-    builtins."""
+    builtins, signal handlers."""
     return (_set(_MODULES), _set(_listdir("/proc/self/fd")), _random_state(), _tuple(_SYS["path_hooks"]),
-            _DICT(_BUILTINS))
+            _DICT(_BUILTINS), _handlers())
 
 
 def same_list(now, before) -> bool:
@@ -197,11 +203,11 @@ def held(thing, *ours) -> bool:
     return _any(not _any(r is o for o in ours) for r in _get_referrers(thing))
 
 
-def changed(before: tuple, real_root: str) -> str:
+def changed(before: tuple, real_root: str, stand_in) -> str:
     """What else the imports left that a cold start would not (''): run in the parent, seen by every child."""
     if WATCH.seen:
         return f"importing the dependencies {WATCH.seen}"
-    ran = _repository_code(real_root)
+    ran = _repository_code(real_root, stand_in)
     if ran:  # a plugin loader that ran a file of the checkout, in the parent every child comes from
         return f"the set-up environment ran the repository's {ran}"
     if _random_state() != before[2]:  # a cold start seeds first, so those draws come from the pinned seed
@@ -236,6 +242,10 @@ def final(before: tuple) -> str:
         return "importing the dependencies set a trace or profile function"
     if _any(_getitimer(t)[0] for t in _ITIMERS):
         return "importing the dependencies armed a timer (a fork does not inherit it)"
+    if _any(a is not b and _type(a) is not _INT for a, b in _zip(_handlers(), before[5])):
+        # a Python handler made due without a signal (_thread.interrupt_main) would run in a child before its
+        # key is read (the raw fork leaves it due); SIG_DFL and SIG_IGN run no code
+        return "importing the dependencies set a Python signal handler"
     callbacks = _GC.get("callbacks")
     if _type(callbacks) is not _LIST or callbacks:  # it would run in the parent, between evaluations
         return "importing the dependencies registered a garbage-collection callback"
@@ -244,11 +254,14 @@ def final(before: tuple) -> str:
     return threads()
 
 
-def _repository_code(real_root: str) -> str:
-    """The file of a function or module the repository's code made here, if any ran ('' when none did)."""
+def _repository_code(real_root: str, stand_in) -> str:
+    """The file of a function or module the repository's code made here, if any ran ('' when none did); the
+    stand-in property module the imports ran in is no such module."""
     places: dict[str, bool] = {}
     for thing in _get_objects():
         kind = _type(thing)
+        if thing is stand_in:
+            continue
         if kind is _FUNCTION:
             name = thing.__code__.co_filename
         elif kind is _MODULE and _type(thing.__dict__.get("__file__")) is _STR:

@@ -52,6 +52,7 @@ _gc_unfreeze, _gc_enable, _gc_disable, _gc_freeze, _gc_isenabled = (gc.unfreeze,
 _MODULE, _DICT, _type, _int, _len, _enumerate, _all, _compile, _exec = (type(sys), dict, type, int, len, enumerate,
                                                                         all, compile, exec)
 _FDS = __import__("array").array("i")  # its frombytes, for the descriptors a request carries
+_KEPT: list = []  # the stand-in property module the imports ran in (warm_imports)
 ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which a dependency may have lowered
 
 
@@ -125,11 +126,12 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str) -> tup
     # swapped would run code at the first attribute looked up in it
     why = CHECKS.threads() or CHECKS.plain_modules()
     CHECKS.WATCH.on = False
-    if not why and (CHECKS.held(importer.__dict__, importer) or CHECKS.held(importer, _MODULES, _getframe())):
+    _KEPT.append(importer)  # never freed here: a finalizer a dependency tied to its importer never runs, as cold
+    if not why and (CHECKS.held(importer.__dict__, importer)
+                    or CHECKS.held(importer, _MODULES, _getframe(), _KEPT)):
         why = "the set-up environment keeps the module that imports it, which the property module is cold"
     if _MODULES.get(name) is importer:
         del _MODULES[name]
-    del importer
     why = why or CHECKS.import_system(asked, path, real_root)
     if why:
         return why, before, collecting
@@ -137,16 +139,15 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str) -> tup
     why = CHECKS.modules(before[0], shadowed, real_root)
     if asked.asked:
         why = why or f"the set-up environment asks for {asked.asked[0]}, which the repository provides"
-    return why or CHECKS.changed(before, real_root), before, collecting
+    return why or CHECKS.changed(before, real_root, importer), before, collecting
 
 
-def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask, collecting: bool) -> None:
-    """In the child: the descriptors, session, limits, signal mask, garbage collection and working directory
-    of a cold start (its argv is set once, in serve); nothing of the parent's channel, `control`."""
+def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask) -> None:
+    """In the child: the descriptors, session, limits, signal mask and working directory of a cold start (its
+    argv is set once, in serve); nothing of the parent's channel, `control`. Garbage collection comes back
+    once the key is read (_collecting_after): no finalizer of a dependency's runs before."""
     _sigmask(_SIG_SETMASK, mask)  # signals sent to the parent stay pending there: a child has none
     _gc_unfreeze()
-    if collecting:
-        _gc_enable()
     _close(control)
     for target, fd in _enumerate(fds):
         _dup2(fd, target)
@@ -159,6 +160,17 @@ def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask,
     _setrlimit(_RLIMIT_CPU, (cpu, cpu))  # counted from this fork, as from a fresh process
 
 
+def _collecting_after(read, collecting: bool):
+    """The harness's key reader, then garbage collection as the imports left it."""
+    def read_then_collect() -> str:
+        key = read()
+        if collecting:
+            _gc_enable()
+        return key
+
+    return read_then_collect
+
+
 def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
     """Compile the repository files the property (`prop`, its relpath) reaches under the names its
     evaluations' loaders use: the property's own as given, the rest by their path in the checkout."""
@@ -166,10 +178,11 @@ def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
         precompile(prop if number == 0 else os.path.join(root, relpath))
 
 
-def serve(main, path: list[str], precompile, sweep, checks) -> None:
+def serve(main, path: list[str], precompile, sweep, checks, read_key) -> None:
     """Warm up, then fork one harness per request until the gate closes the socket (never returns).
 
-    `main` is the harness's, for each child; `path` each evaluation's import path (see warm_imports)."""
+    `main` is the harness's, for each child, and `read_key` what it reads its key with; `path` each evaluation's
+    import path (see warm_imports)."""
     global SWEEP, CHECKS
     SWEEP, CHECKS = sweep, checks
     sys.addaudithook(CHECKS.WATCH)  # first of all: it sees a dependency add a hook of its own
@@ -211,8 +224,8 @@ def serve(main, path: list[str], precompile, sweep, checks) -> None:
         pid = _fork()
         if pid == 0:
             try:  # whatever fails here ends this child alone, with no verdict and none of the parent's teardown
-                _become_the_harness(fds, cpu, control_fd, root, mask, collecting)
-                main()
+                _become_the_harness(fds, cpu, control_fd, root, mask)
+                main(read=_collecting_after(read_key, collecting))
             finally:
                 _exit(70)
         for fd in fds:
