@@ -93,7 +93,7 @@ def main() -> int:
         walls, sums, counts, per_eval = [], [], [], []
         for _ in range(repeats):
             recording = Recording(PropertyRunner(checkout, SELECTOR, "17", Sandbox(sandbox), timeout_seconds=20,
-                                                 warm=warm))
+                                                 warm=warm, replays=policy.runs))
             started = time.perf_counter()
             evidence = run_attempt(payload, recording, policy)
             binding = Binding("p" * 64, SELECTOR, "prop_order_total_non_negative", Contract("n", "i", "d"),

@@ -136,7 +136,8 @@ def heavy(policy: Policy, payload) -> tuple[dict, list[list[float]]]:
     one_import = time.perf_counter() - began
     figures, series = {}, {}
     for start in STARTS:
-        timed = Timed(runner(checkout, HEAVY, start, parallel=os.cpu_count() or 1, environment=env))
+        timed = Timed(runner(checkout, HEAVY, start, parallel=os.cpu_count() or 1, environment=env,
+                             replays=policy.runs))
         began = time.perf_counter()
         evidence = run_attempt(payload, timed, policy)
         wall = time.perf_counter() - began
@@ -179,8 +180,11 @@ def replays(checkout: Path, selector: str, witness, runs: int) -> dict[str, tupl
         walls = []
         for parallel in (1, cores):
             evaluate = runner(checkout, selector, start, parallel=parallel)
-            evaluate(witness)  # the series as a shrink leaves it: its warm parent, and the spares a failure starts
-            for spare in getattr(getattr(evaluate, "_series", None), "_spares", []):
+            evaluate(witness)  # the series as a shrink leaves it: its warm parent, and the spares it started
+            series = getattr(evaluate, "_series", None)
+            if series is not None and parallel > 1:
+                series.spare(parallel - 1)  # what the example's own shrink does, long enough to pay for them
+            for spare in getattr(series, "_spares", []):
                 spare.join()
             began = time.perf_counter()
             replay_frozen(witness, witness, "-", evaluate, policy)

@@ -282,7 +282,8 @@ def test_a_finder_a_dependency_made_for_the_repository_is_not_inherited(tmp_path
 
 
 def test_a_failure_starts_a_spare_parent_so_its_replays_run_at_once(checkout):
-    runner = series(checkout, "prop_imported_here", parallel=2)
+    # replays long enough, one after another, to outlast a parent's start: the spare is due at the failure
+    runner = series(checkout, "prop_imported_here", parallel=2, replays=1000)
     try:
         first = runner({})
         assert first.outcome == "fail"  # prop_imported_here fails, with its reason: replays will follow
@@ -298,8 +299,28 @@ def test_a_failure_starts_a_spare_parent_so_its_replays_run_at_once(checkout):
     assert runner._series._idle == [] and runner._series._parents == 0
 
 
+def test_a_short_shrink_of_a_property_slow_to_import_starts_no_spare_parent(tmp_path):
+    # a spare would be ready only after the replays ended: its import would take the core the series runs on
+    from warmcases import build
+
+    from witness_gate.attempt import replay_series
+
+    slow = "import time\n_t = time.process_time()\nwhile time.process_time() - _t < 0.4:\n    pass\n"
+    repo, env = build(tmp_path, {"p.py": "import slowimport\n\n\ndef prop(p):\n    return 'regression'\n"},
+                      {"slowimport.py": slow})
+    runner = PropertyRunner(repo, "p.py::prop", "17", Sandbox("bwrap"), timeout_seconds=10, environment=env,
+                            warm=True, parallel=2, replays=5)
+    try:
+        assert [runner({"n": n}).reason for n in range(8)] == ["regression"] * 8  # the first run and a shrink
+        assert not runner._series._spared and runner.note == ""
+        rows = replay_series({}, runner, 5, "replay", lambda *_: None)
+        assert [r.reason for r in rows] == ["regression"] * 5 and not runner._series._spared
+    finally:
+        runner.close()
+
+
 def test_a_series_closed_while_its_spare_starts_leaves_no_parent_behind(checkout):
-    runner = series(checkout, "prop_imported_here", parallel=2)
+    runner = series(checkout, "prop_imported_here", parallel=2, replays=1000)
     runner({})
     runner.close()  # at once: the spare is still starting
     assert runner._series._idle == [] and runner._series._parents == 0

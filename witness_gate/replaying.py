@@ -294,7 +294,7 @@ def _replay_one(item: Replayable, repo: Path, *, config: Config, sandbox: Sandbo
             raise ReplayError(setup.note)
         selector = item.assertion_id if config.command else item.selector  # the runner protocol is told the name
         runner = PropertyRunner(checkout, selector, item.seed, sandbox, timeout_seconds=item.timeout_seconds,
-                                command=config.command,
+                                command=config.command, parallel=1,  # one after another: no spare parents
                                 environment=setup.environment.path if setup.environment else None)
         rows = []
         for i in range(runs):

@@ -66,6 +66,7 @@ class PropertyRunner:
     # belong to one evaluation or another, so there they run one after another
     parallel: int = field(default_factory=parallel_from_environment)
     warm: bool = field(default_factory=warm_from_environment)  # fork each evaluation from a warm parent
+    replays: int = 5  # a witness's replays (policy.runs): when spare warm parents are worth their start
     _series: WarmSeries | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -165,8 +166,8 @@ class PropertyRunner:
         if done is None:
             return None
         row = _verdict(done, key)
-        if row.outcome == "fail" and self.parallel > 1:
-            self._series.spare(self.parallel - 1)  # a failure is shrunk and then replayed, at once
+        if self.parallel > 1:  # a failure is shrunk and then replayed, at once: spare parents, once they pay
+            self._series.spare_when_due(self.parallel - 1, row.outcome == "fail", self.replays)
         return row
 
     def _start_warm(self) -> WarmParent | str:

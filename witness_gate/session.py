@@ -115,7 +115,8 @@ class GateRun:
             setup = {"environment": environment.path} if environment else {}
             runner = self.make_runner(
                 repo=self.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
-                timeout_seconds=self.policy.timeout_seconds, command=self.config.command, **setup,
+                timeout_seconds=self.policy.timeout_seconds, command=self.config.command, replays=self.policy.runs,
+                **setup,
             )
             try:
                 evidence = self._attempt(binding, pinned.fixture.payload, runner, notes)
@@ -166,6 +167,7 @@ class GateRun:
             return [f"the base could not be replayed ({code}); the head's label stands"]
         base = self.make_runner(repo=code.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
+                                replays=self.policy.runs,
                                 **({"environment": code.environment} if code.environment else {}))
         try:
             evidence.base = replay_on_base(evidence, payload, head, base, self.policy, code.sha, self.reporter.progress)

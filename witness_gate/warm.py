@@ -162,7 +162,19 @@ class WarmSeries:
         self._start_seconds = self._eval_seconds = 0.0  # the first start's cost, the latest evaluation's
         self._spared = self._closed = False
         self._spares: list[threading.Thread] = []
+        self._failed_at = 0.0  # when the series first saw a failure: a shrink and replays follow
         self.note = ""
+
+    def spare_when_due(self, count: int, failed: bool, replays: int) -> None:
+        """Once the series has failed, start `count` spares when they would be ready before its replays end:
+        when the time since the first failure plus the replays' own, one after another, reaches what starting
+        a parent took (a rental rule: a short shrink of a property slow to import never pays for a spare, whose
+        start would only take the core the series runs on, while a long one starts them in time)."""
+        if failed and not self._failed_at:
+            self._failed_at = time.monotonic()
+        if self._failed_at and (time.monotonic() - self._failed_at + replays * self._eval_seconds
+                                >= self._start_seconds):
+            self.spare(count)
 
     def spare(self, count: int) -> None:
         """Start `count` more parents in the background, once: replays of a witness will want them at once,
