@@ -20,6 +20,7 @@ from witness_gate.canonical import canonical_bytes
 from witness_gate.harness import VERDICT_MARK, usable_reason
 from witness_gate.processes import Finished
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
+from witness_gate.staging import mark_fixed
 from witness_gate.warm import READY_SECONDS, WarmParent, WarmSeries
 from witness_gate.warm_imports import reached
 from witness_gate.warm_settings import parallel_from_environment, warm_from_environment
@@ -73,6 +74,8 @@ class PropertyRunner:
         if self.sandbox.mode != "bwrap":
             self.parallel = 1
         self._lock = threading.Lock()
+        for tree in (self.repo, stage_root() / "gate", *(m.source for m in self._mounts())):
+            mark_fixed(tree)  # staged once, never changed: settled from a layout listed once
 
     def __call__(self, payload: Any) -> Evaluation:
         return self.evaluate(payload)

@@ -132,21 +132,67 @@ def make_readable(tree: Path) -> None:
                 os.chmod(path, 0o755 if mode & 0o111 else 0o644)
 
 
+Layout = tuple[tuple[str, tuple[str, ...]], ...]  # (folder, the names in it), every folder of a tree
+_LAYOUTS: dict[tuple[str, int, int], Layout] = {}  # fixed trees' layouts, by path and root inode
+_FIXED: dict[str, None] = {}  # trees that never change once staged (mark_fixed), oldest first
+MAX_LAYOUTS = 32
+
+
+def mark_fixed(path: Path | str) -> None:
+    """`path` never changes once staged (a checkout, the gate's copy, a set-up environment): settle() lists
+    its layout once per process and reuses it."""
+    _FIXED.pop(os.fspath(path), None)
+    _FIXED[os.fspath(path)] = None
+    while len(_FIXED) > 4 * MAX_LAYOUTS:
+        _FIXED.pop(next(iter(_FIXED)))
+
+
 def settle(path: Path | str) -> None:
     """Give every entry under `path` the same atime and mtime, and a ctime of now, before an evaluation.
 
     An evaluation then cannot tell from timestamps how long ago the checkout, the harness or the
     environment were staged, so the first of a series looks like every other (nothing is ever followed).
+    A tree marked fixed is listed once per process; each entry is then set through its folder's descriptor
+    (a large environment costs a syscall an entry, not a listing and a path walk too).
     """
-    times = (SETTLED_NS, SETTLED_NS)
-    folders, stack = [], [os.fspath(path)]
+    root = os.fspath(path)
+    if root not in _FIXED:
+        return _set_times(root, _layout(root))
+    top = os.stat(root)
+    key = (root, top.st_dev, top.st_ino)
+    if key not in _LAYOUTS:
+        while len(_LAYOUTS) >= MAX_LAYOUTS:
+            _LAYOUTS.pop(next(iter(_LAYOUTS)))
+        _LAYOUTS[key] = _layout(root)
+    try:
+        _set_times(root, _LAYOUTS[key])
+    except FileNotFoundError:  # the tree changed after all: list it again
+        _LAYOUTS[key] = _layout(root)
+        _set_times(root, _LAYOUTS[key])
+
+
+def _layout(root: str) -> Layout:
+    folders, stack = [], [root]
     while stack:
-        folders.append(stack.pop())
-        with os.scandir(folders[-1]) as entries:
+        folder = stack.pop()
+        with os.scandir(folder) as entries:
+            names = []
             for entry in entries:
+                names.append(entry.name)
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
-                else:
-                    os.utime(entry.path, ns=times, follow_symlinks=False)
-    for folder in folders:  # after every listing: reading a folder would move its atime again
-        os.utime(folder, ns=times, follow_symlinks=False)
+        folders.append((folder, tuple(names)))
+    return tuple(folders)
+
+
+def _set_times(root: str, layout: Layout) -> None:
+    """After every listing (reading a folder moves its atime): each entry through its folder, then the root."""
+    times = (SETTLED_NS, SETTLED_NS)
+    for folder, names in layout:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            for name in names:
+                os.utime(name, ns=times, dir_fd=fd, follow_symlinks=False)
+        finally:
+            os.close(fd)
+    os.utime(root, ns=times, follow_symlinks=False)
