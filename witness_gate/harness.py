@@ -281,7 +281,7 @@ def warm_main() -> None:
     def arrange(root: str, environment: str, use=use_path) -> list[str]:
         return use(root, plan)
 
-    module.serve(functools.partial(main, settings=settings, arrange=arrange), plan[0], precompile,
+    module.serve(functools.partial(main, settings=settings, arrange=arrange), plan[0], _imports,
                  _beside("warm_sweep"), _beside("warm_checks"), read_key)
 
 

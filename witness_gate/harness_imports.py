@@ -169,12 +169,18 @@ def _follow_pth(pth: str, base: str, path: list[str]) -> list[str]:
     return skipped
 
 
-def _load(relpath: str, function: str):
+def property_module(relpath: str):
+    """The property's module as the harness makes it, not yet run (the warm parent imports in one like it)."""
     name = "witness_property_" + relpath.replace("/", "_").removesuffix(".py")
     spec = importlib.util.spec_from_file_location(name, relpath, loader=SourceOnlyLoader(name, relpath))
     if spec is None or spec.loader is None:
         raise ImportError(f"{relpath} is not a Python module")
-    module = importlib.util.module_from_spec(spec)
+    return importlib.util.module_from_spec(spec)
+
+
+def _load(relpath: str, function: str):
+    module = property_module(relpath)
+    spec = module.__spec__
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     prop = getattr(module, function, None)

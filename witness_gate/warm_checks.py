@@ -111,6 +111,9 @@ class Watch:
             return f"read the repository's {os.fsdecode(args[0])}" if where.startswith(self.real_root) else ""
         if event in ("os.listdir", "os.scandir") and _caller(3) is not _FILL_CACHE:
             return "listed a folder (a scan of the import path finds the repository's files only cold)"
+        if event in ("ctypes.dlsym", "ctypes.dlsym/handle") and _type(args[1]) is str and args[1].startswith(
+                ("Py", "_Py")):  # a pending call, a profile function, an interrupt: none of them a check sees
+            return f"reached for the interpreter's {args[1]} through ctypes"
         return ""
 
 

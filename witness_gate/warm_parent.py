@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import _signal
 import _socket
-import builtins
 import ctypes
 import gc
 import json
 import os
+import random
 import resource
 import signal
 import socket
@@ -45,6 +45,7 @@ _SCM = (_socket.SOL_SOCKET, _socket.SCM_RIGHTS, _socket.CMSG_LEN(3 * 4))
 _waitpid, _close, _dup2, _closerange, _setsid = os.waitpid, os.close, os.dup2, os.closerange, os.setsid
 _setrlimit, _chdir, _RLIMIT_CPU, _getframe = resource.setrlimit, os.chdir, resource.RLIMIT_CPU, sys._getframe
 _MODULES, _SIG_BLOCK, _SIG_SETMASK = sys.modules, _signal.SIG_BLOCK, _signal.SIG_SETMASK
+_setprofile, _settrace = sys.setprofile, sys.settrace
 # the C function: signal.pthread_sigmask would make an enum of each of the 60-odd signals in every child
 _exit, _sigmask, _SIGNALS = os._exit, _signal.pthread_sigmask, tuple(signal.valid_signals())
 _gc_unfreeze, _gc_enable, _gc_disable, _gc_freeze, _gc_isenabled = (gc.unfreeze, gc.enable, gc.disable, gc.freeze,
@@ -94,7 +95,8 @@ def _import(name: str, namespace: dict, where: str) -> None:
         pass
 
 
-def warm_imports(names: list[str], root: str, path: list[str], prop: str) -> tuple[str, tuple, bool]:
+def warm_imports(names: list[str], root: str, path: list[str], prop: str, property_module
+                 ) -> tuple[str, tuple, bool]:
     """Import `names` (never the repository's) as the property module `prop` (its relpath) does: (why the series
     starts cold, '' when the result is what a cold start imports too; what the checks compare with; whether the
     imports left garbage collection on, as each child gets it back).
@@ -111,10 +113,13 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str) -> tup
     shadowed = CHECKS.provided(root)
     asked = CHECKS.Asked(shadowed)
     sys.meta_path.insert(0, asked)
-    # the property module as the harness loads it (harness_imports._load), while its first imports run
-    name = "witness_property_" + prop.replace("/", "_").removesuffix(".py")
-    importer = _MODULE(name)
-    importer.__dict__.update(__file__=prop, __package__="", __builtins__=builtins)
+    # the property module as the harness makes it (harness_imports._load: its spec, loader and file), in
+    # sys.modules while its first imports run
+    try:
+        importer = property_module(prop)
+    except ImportError:
+        return "the property's file is not a Python module", before, _gc_isenabled()
+    name = importer.__spec__.name
     _MODULES[name] = importer
     CHECKS.WATCH.real_root, CHECKS.WATCH.on = real_root, True
     for wanted in names:  # in the order the property's module imports them
@@ -146,6 +151,8 @@ def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask)
     """In the child: the descriptors, session, limits, signal mask and working directory of a cold start (its
     argv is set once, in serve); nothing of the parent's channel, `control`. Garbage collection comes back
     once the key is read (_collecting_after): no finalizer of a dependency's runs before."""
+    _setprofile(None)  # a profile or trace function set through the C API, with no object final() could see
+    _settrace(None)
     _sigmask(_SIG_SETMASK, mask)  # signals sent to the parent stay pending there: a child has none
     _gc_unfreeze()
     _close(control)
@@ -178,11 +185,12 @@ def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
         precompile(prop if number == 0 else os.path.join(root, relpath))
 
 
-def serve(main, path: list[str], precompile, sweep, checks, read_key) -> None:
+def serve(main, path: list[str], imports, sweep, checks, read_key) -> None:
     """Warm up, then fork one harness per request until the gate closes the socket (never returns).
 
     `main` is the harness's, for each child, and `read_key` what it reads its key with; `path` each evaluation's
-    import path (see warm_imports)."""
+    import path (see warm_imports); `imports` harness_imports.py, which compiles the checkout and makes the
+    property's module."""
     global SWEEP, CHECKS
     SWEEP, CHECKS = sweep, checks
     sys.addaudithook(CHECKS.WATCH)  # first of all: it sees a dependency add a hook of its own
@@ -201,9 +209,10 @@ def serve(main, path: list[str], precompile, sweep, checks, read_key) -> None:
     _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
     # compiled before any dependency is imported: no loader, codec or hook of theirs takes part
-    compile_reached(files, prop, root, precompile)
+    compile_reached(files, prop, root, imports.precompile)
     _MALLOC_TRIM(0)  # what compiling took and gave back leaves the address space every child inherits
-    why, before, collecting = warm_imports(names, root, path, prop)
+    random.seed(os.environ.get("WITNESS_SEED", ""))  # as a cold start seeds before the property module runs
+    why, before, collecting = warm_imports(names, root, path, prop, imports.property_module)
     # from here no Python signal handler a dependency set runs in the parent, where every later child would
     # inherit what it changed: an evaluation's kill of its parent (or of -1) waits there, blocked, for ever
     mask = _sigmask(_SIG_BLOCK, _SIGNALS)
