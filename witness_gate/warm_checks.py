@@ -30,8 +30,9 @@ INERT = frozenset({"typing.io", "typing.re"})
 CLOSE_RANGE = 436  # the same number on x86_64 and aarch64
 ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which a dependency may have lowered
 SEP, _O_RDONLY, _O_PATH = os.sep, os.O_RDONLY | os.O_CLOEXEC, os.O_PATH | os.O_CLOEXEC
-_listdir, _getframe, _gettrace, _getprofile = os.listdir, sys._getframe, sys.gettrace, sys.getprofile
-_getitimer, _get_objects, _get_referrers, _open = signal.getitimer, gc.get_objects, gc.get_referrers, open
+_listdir, _getframe, _gettrace, _getprofile, _settrace = (os.listdir, sys._getframe, sys.gettrace, sys.getprofile,
+                                                        sys.settrace)
+_getitimer, _get_objects, _get_referrers = signal.getitimer, gc.get_objects, gc.get_referrers
 _os_open, _os_read, _os_close, _readlink, _getcwd = os.open, os.read, os.close, os.readlink, os.getcwd
 _SYS, _MODULES, _GC = sys.__dict__, sys.modules, gc.__dict__  # read through these: sys's class may be swapped
 _MT_STATE, _RANDOM = _random.Random.getstate, random._inst  # the C method: no Random.VERSION a property can stand in
@@ -118,6 +119,33 @@ class Watch:
 
 
 WATCH = Watch()  # added by warm_parent.serve, before any dependency runs
+OURS = os.path.dirname(os.path.abspath(__file__)) + SEP  # the gate's copy: every Python function the parent runs
+
+
+class Stray:
+    """A trace function for the parent from the end of the imports to `ready` (called as each Python frame
+    starts, never for C calls, never within a frame): notes the first Python function called there that is not
+    the gate's own (a pending call a dependency queued, a finalizer, a patched function), which would have run
+    after the watch."""
+
+    def __init__(self) -> None:
+        self.ran = ""
+
+    def __call__(self, frame, event: str, arg) -> None:
+        if event == "call" and not self.ran:
+            name = frame.f_code.co_filename
+            if _type(name) is not _STR or not name.startswith(OURS):
+                self.ran = name if _type(name) is _STR else "?"
+                _settrace(None)  # seen once is enough: a call queued again and again would trace for ever
+        return None
+
+
+STRAY = Stray()
+
+
+def stray() -> str:
+    """Asked as soon as the imports are done (a pending call runs at once) and last."""
+    return f"the set-up environment's code ran after its imports ({STRAY.ran})" if STRAY.ran else ""
 
 
 def _caller(depth: int):
@@ -134,11 +162,54 @@ def _handlers() -> tuple:
     return _tuple(_getsignal(s) for s in _SIGNALS)
 
 
-def snapshot() -> tuple:
+# what a child runs before the property's module does, besides C: the harness (__main__), the modules whose Python
+# code it calls (reading the fixture, seeding, making and loading the property's module) and those of the gate
+SURFACE = ("__main__", "json", "json.decoder", "json.scanner", "random", "functools", "os", "posixpath",
+           "genericpath", "importlib", "importlib.util", "importlib.machinery", "importlib._bootstrap",
+           "importlib._bootstrap_external")
+
+
+def snapshot(*own) -> tuple:
     """What the checks compare with, read before the imports: modules, descriptors, random's state, path hooks,
-    builtins, signal handlers."""
+    builtins, signal handlers, and the surface (`own`: the gate's modules loaded by path, outside sys.modules)."""
     return (_set(_MODULES), _set(_listdir("/proc/self/fd")), _random_state(), _tuple(_SYS["path_hooks"]),
-            _DICT(_BUILTINS), _handlers())
+            _DICT(_BUILTINS), _handlers(), _surface(own))
+
+
+def _surface(own: tuple) -> tuple:
+    """Each surface module's dict (`own`: the gate's, as dicts), and each function and class defined in it, as
+    they are now: (modules, classes, functions) with a copy of each dict and each function's code and defaults."""
+    spaces = [m.__dict__ for m in (_MODULES.get(name) for name in SURFACE) if _type(m) is _MODULE] + _list(own)
+    classes, functions = [], []
+    for space in spaces:
+        for value in _list(space.values()):
+            if _type(value) is _FUNCTION:
+                functions.append(value)
+            elif _type(value) is type and value.__dict__.get("__module__") == space.get("__name__"):
+                classes.append((value, _DICT(value.__dict__)))
+                functions += [f for f in value.__dict__.values() if _type(f) is _FUNCTION]
+    return ([(space, _DICT(space)) for space in spaces], classes,
+            [(f, f.__code__, f.__defaults__, f.__kwdefaults__) for f in functions])
+
+
+def patched(before: tuple) -> str:
+    """What the imports changed on the surface: a value rebound in one of its modules, an attribute of one of
+    its classes, a function's code or defaults (harness.main's judge through `__main__`, a JSON decoder's
+    method): cold, all of that runs before any dependency is imported."""
+    modules, classes, functions = before[6]
+    for now, then in modules:
+        for name, value in then.items():
+            if now.get(name, then) is not value:
+                return f"importing the dependencies rebound {then.get('__name__', '?')}.{name}"
+    for cls, then in classes:
+        now = cls.__dict__
+        if _len(now) != _len(then) or _any(now.get(name, then) is not value for name, value in then.items()):
+            return f"importing the dependencies changed the class {then.get('__qualname__', '?')}"
+    for function, code, defaults, kwdefaults in functions:
+        if function.__code__ is not code or function.__defaults__ is not defaults \
+                or function.__kwdefaults__ is not kwdefaults:
+            return f"importing the dependencies patched {code.co_name}"
+    return ""
 
 
 def same_list(now, before) -> bool:
@@ -210,6 +281,8 @@ def changed(before: tuple, real_root: str, stand_in) -> str:
     """What else the imports left that a cold start would not (''): run in the parent, seen by every child."""
     if WATCH.seen:
         return f"importing the dependencies {WATCH.seen}"
+    if STRAY.ran:
+        return stray()
     ran = _repository_code(real_root, stand_in)
     if ran:  # a plugin loader that ran a file of the checkout, in the parent every child comes from
         return f"the set-up environment ran the repository's {ran}"
@@ -233,6 +306,9 @@ def final(before: tuple) -> str:
         return "importing the dependencies added an audit hook"
     if _any(_BUILTINS.get(name, before) is not value for name, value in before[4].items()):
         return "importing the dependencies rebound a builtin"  # the harness looks some up before the key
+    why = patched(before)
+    if why:
+        return why
     why = plain_modules()
     if why:
         return why
@@ -240,7 +316,9 @@ def final(before: tuple) -> str:
         return "importing the dependencies changed sys.path_hooks"
     threading = _MODULES.get("threading")
     threading = threading.__dict__ if _type(threading) is _MODULE else {}
-    if _gettrace() is not None or _getprofile() is not None or threading.get("_trace_hook") is not None \
+    trace = _gettrace()
+    if (trace is not None and trace is not STRAY) or _getprofile() is not None \
+            or threading.get("_trace_hook") is not None \
             or threading.get("_profile_hook") is not None:  # it would run in every child before the key is read
         return "importing the dependencies set a trace or profile function"
     if _any(_getitimer(t)[0] for t in _ITIMERS):
@@ -283,10 +361,15 @@ def _repository_code(real_root: str, stand_in) -> str:
 def _shared_writable() -> bool:
     """A shared mapping that may be made writable (mw), even one mapped read-only: children would write
     it together (glibc's read-only gconv cache cannot be, and is no channel)."""
+    fd, chunks = _os_open("/proc/self/smaps", _O_RDONLY), []
+    try:  # bytes, not a text file: no codec lookup (Python code of the standard library) runs here
+        while chunk := _os_read(fd, 1 << 16):
+            chunks.append(chunk)
+    finally:
+        _os_close(fd)
     shared = False
-    with _open("/proc/self/smaps", encoding="ascii", errors="replace") as smaps:
-        for line in smaps:
-            if line.startswith("VmFlags:"):
-                flags = line.split()[1:]
-                shared = shared or ("sh" in flags and "mw" in flags)
+    for line in b"".join(chunks).split(b"\n"):
+        if line.startswith(b"VmFlags:"):
+            flags = line.split()[1:]
+            shared = shared or (b"sh" in flags and b"mw" in flags)
     return shared

@@ -35,6 +35,9 @@ _PRCTL, _MALLOC_TRIM = _LIBC.prctl, _LIBC.malloc_trim  # looked up now: CDLL's _
 # fork(2) itself, holding the interpreter lock: no os.register_at_fork hook a dependency registered runs,
 # in this process or in the child, where one would run before the harness has taken its key from stdin
 _RAW_FORK = ctypes.PyDLL(None, use_errno=True).fork
+_C_PROFILE, _C_TRACE = ctypes.pythonapi.PyEval_SetProfile, ctypes.pythonapi.PyEval_SetTrace
+_C_PROFILE.argtypes = _C_TRACE.argtypes = (ctypes.c_void_p, ctypes.c_void_p)
+_C_PROFILE.restype = _C_TRACE.restype = None
 
 
 SWEEP = CHECKS = None  # warm_sweep.py and warm_checks.py, given to serve() by the harness, loaded by path first
@@ -45,7 +48,7 @@ _SCM = (_socket.SOL_SOCKET, _socket.SCM_RIGHTS, _socket.CMSG_LEN(3 * 4))
 _waitpid, _close, _dup2, _closerange, _setsid = os.waitpid, os.close, os.dup2, os.closerange, os.setsid
 _setrlimit, _chdir, _RLIMIT_CPU, _getframe = resource.setrlimit, os.chdir, resource.RLIMIT_CPU, sys._getframe
 _MODULES, _SIG_BLOCK, _SIG_SETMASK = sys.modules, _signal.SIG_BLOCK, _signal.SIG_SETMASK
-_setprofile, _settrace = sys.setprofile, sys.settrace
+_setprofile, _settrace, _getprofile, _gettrace = sys.setprofile, sys.settrace, sys.getprofile, sys.gettrace
 # the C function: signal.pthread_sigmask would make an enum of each of the 60-odd signals in every child
 _exit, _sigmask, _SIGNALS = os._exit, _signal.pthread_sigmask, tuple(signal.valid_signals())
 _gc_unfreeze, _gc_enable, _gc_disable, _gc_freeze, _gc_isenabled = (gc.unfreeze, gc.enable, gc.disable, gc.freeze,
@@ -54,6 +57,7 @@ _MODULE, _DICT, _type, _int, _len, _enumerate, _all, _compile, _exec = (type(sys
                                                                         all, compile, exec)
 _FDS = __import__("array").array("i")  # its frombytes, for the descriptors a request carries
 _KEPT: list = []  # the stand-in property module the imports ran in (warm_imports)
+_OWN: list = []  # the dicts of the gate's modules loaded by path (harness_imports, warm_sweep, warm_checks, this)
 ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which a dependency may have lowered
 
 
@@ -105,7 +109,7 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     repository, installed packages, then the set-up's environment and the folders its .pth files name.
     """
     saved = list(sys.path)
-    before = CHECKS.snapshot()
+    before = CHECKS.snapshot(*_OWN)
     real_root = CHECKS.real(root) + os.sep
     # the repository's folders stay where a cold start has them, so that a dependency probing the path
     # (a stat, PathFinder.find_spec) sees what it would see cold; Asked refuses importing from them
@@ -125,11 +129,16 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     for wanted in names:  # in the order the property's module imports them
         if wanted.split(">")[0].split(".")[0] not in shadowed:
             _import(wanted, importer.__dict__, prop)
+    traced = _gettrace() is not None or _getprofile() is not None  # a Python one: the series starts cold
+    _C_PROFILE(None, None)  # and one set through the C API, with no object to see, is dropped
+    _C_TRACE(None, None)
+    _settrace(CHECKS.STRAY)  # from here to `ready`, only the gate's own Python code may run
     collecting = _gc_isenabled()
     _gc_disable()  # no finalizer of a dependency's runs here from now on (each child collects again)
     # before the watch is off: a thread still running could act unwatched, and a module whose class was
     # swapped would run code at the first attribute looked up in it
-    why = CHECKS.threads() or CHECKS.plain_modules()
+    why = ("importing the dependencies set a trace or profile function" if traced else ""
+           ) or CHECKS.threads() or CHECKS.plain_modules() or CHECKS.stray()
     CHECKS.WATCH.on = False
     _KEPT.append(importer)  # never freed here: a finalizer a dependency tied to its importer never runs, as cold
     if not why and (CHECKS.held(importer.__dict__, importer)
@@ -193,6 +202,7 @@ def serve(main, path: list[str], imports, sweep, checks, read_key) -> None:
     property's module."""
     global SWEEP, CHECKS
     SWEEP, CHECKS = sweep, checks
+    _OWN[:] = [imports.__dict__, sweep.__dict__, checks.__dict__, globals()]
     sys.addaudithook(CHECKS.WATCH)  # first of all: it sees a dependency add a hook of its own
     sys.argv[1:] = []  # the argv of a cold harness, for the imports and every child
     sys.orig_argv[:] = [a for a in sys.orig_argv if a != "--warm"]
@@ -222,6 +232,8 @@ def serve(main, path: list[str], imports, sweep, checks, read_key) -> None:
     fingerprint = SWEEP.fingerprint()
     _gc_freeze()  # what the imports left is out of every child's collections but its own (gc is off here)
     why = why or CHECKS.final(before)  # the last word: nothing of a dependency's runs in this process after it
+    _settrace(None)
+    why = why or CHECKS.stray()
     _send(control, f"cold {why}".encode() if why else b"ready")
     if why:
         _exit(0)
