@@ -16,7 +16,6 @@ is the repository root.
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import json
 import os
@@ -275,14 +274,11 @@ def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame
 def warm_main() -> None:
     """`--warm`: one interpreter per series forks each evaluation (witness_gate/warm_parent.py, loaded by path)."""
     module = _beside("warm_parent")  # not in sys.modules: an evaluation finds nothing of it there
-    settings = {name: os.environ.get(name, "") for name in WITNESS_SETTINGS}  # before any dependency runs
-    plan = path_plan(os.getcwd(), settings["WITNESS_ENV"])  # each evaluation's import path, read once
-
-    def arrange(root: str, environment: str, use=use_path) -> list[str]:
-        return use(root, plan)
-
-    module.serve(functools.partial(main, settings=settings, arrange=arrange), plan[0], _imports,
-                 _beside("warm_sweep"), _beside("warm_checks"), read_key)
+    # read before any dependency runs, and handed over as tuples: nothing an import reaches can change them
+    settings = tuple((name, os.environ.get(name, "")) for name in WITNESS_SETTINGS)
+    path, skipped, _hook = path_plan(os.getcwd(), dict(settings)["WITNESS_ENV"])  # each evaluation's, read once
+    module.serve(main, settings, (tuple(path), tuple(skipped)), _imports, _beside("warm_sweep"),
+                 _beside("warm_checks"), read_key)
 
 
 if __name__ == "__main__":

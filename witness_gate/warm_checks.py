@@ -22,8 +22,10 @@ import os
 import random
 import signal
 import sys
+import types
 
 _FUNCTION, _MODULE, _STR, _LIST, _DICT, _INT = type(lambda: None), type(sys), str, list, dict, int
+_METHOD = types.MethodType
 _FILL_CACHE = importlib.machinery.FileFinder._fill_cache.__code__  # the import system listing a folder
 # names typing puts in sys.modules that are classes, not modules: never looked at, never run
 INERT = frozenset({"typing.io", "typing.re"})
@@ -33,7 +35,7 @@ SEP, _O_RDONLY, _O_PATH = os.sep, os.O_RDONLY | os.O_CLOEXEC, os.O_PATH | os.O_C
 _listdir, _getframe, _gettrace, _getprofile, _settrace = (os.listdir, sys._getframe, sys.gettrace, sys.getprofile,
                                                         sys.settrace)
 _getitimer, _get_objects, _get_referrers = signal.getitimer, gc.get_objects, gc.get_referrers
-_os_open, _os_read, _os_close, _readlink, _getcwd = os.open, os.read, os.close, os.readlink, os.getcwd
+_os_open, _os_read, _os_close, _readlink, _getcwd, _getpid = os.open, os.read, os.close, os.readlink, os.getcwd, os.getpid
 _SYS, _MODULES, _GC = sys.__dict__, sys.modules, gc.__dict__  # read through these: sys's class may be swapped
 _MT_STATE, _RANDOM = _random.Random.getstate, random._inst  # the C method: no Random.VERSION a property can stand in
 _ITIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
@@ -91,10 +93,13 @@ class Watch:
 
     def __init__(self) -> None:
         self.real_root, self.on, self.busy, self.seen, self.hooked = "/", False, False, "", False
+        self.parent = _getpid()
 
     def __call__(self, event: str, args: tuple) -> None:
         if event == "sys.addaudithook":
             self.hooked = True
+            if _getpid() == self.parent:  # never added here, flag or no flag (sys.addaudithook says nothing)
+                raise RuntimeError("no audit hook is added in the warm parent")
         if not self.on or self.seen or self.busy:
             return
         self.busy = True  # real() below raises events of its own
@@ -169,47 +174,66 @@ SURFACE = ("__main__", "json", "json.decoder", "json.scanner", "random", "functo
            "importlib._bootstrap_external")
 
 
-def snapshot(*own) -> tuple:
+def snapshot(*own, exact=()) -> tuple:
     """What the checks compare with, read before the imports: modules, descriptors, random's state, path hooks,
-    builtins, signal handlers, and the surface (`own`: the gate's modules loaded by path, outside sys.modules)."""
+    builtins, signal handlers, and the surface (`own`: the dicts of the gate's modules loaded by path, outside
+    sys.modules; `exact`: dicts of the gate's whose every entry must stay, the compiled checkout)."""
     return (_set(_MODULES), _set(_listdir("/proc/self/fd")), _random_state(), _tuple(_SYS["path_hooks"]),
-            _DICT(_BUILTINS), _handlers(), _surface(own))
+            _DICT(_BUILTINS), _handlers(), _surface(own, exact))
 
 
-def _surface(own: tuple) -> tuple:
+def _surface(own: tuple, exact: tuple) -> tuple:
     """Each surface module's dict (`own`: the gate's, as dicts), and each function and class defined in it, as
     they are now: (modules, classes, functions) with a copy of each dict and each function's code and defaults."""
     spaces = [m.__dict__ for m in (_MODULES.get(name) for name in SURFACE) if _type(m) is _MODULE] + _list(own)
-    classes, functions = [], []
-    for space in spaces:
+    classes, functions, seen = [], [], _set()
+    for space in _list(spaces):
         for value in _list(space.values()):
             if _type(value) is _FUNCTION:
                 functions.append(value)
-            elif _type(value) is type and value.__dict__.get("__module__") == space.get("__name__"):
-                classes.append((value, _DICT(value.__dict__)))
-                functions += [f for f in value.__dict__.values() if _type(f) is _FUNCTION]
+            elif _type(value) is type and id(value) not in seen:  # every class it binds (importlib's say they
+                seen.add(id(value))  # are _frozen_importlib's), and the classes they inherit from
+                for cls in value.__mro__:
+                    if _type(cls) is type and cls is not object and (id(cls) == id(value) or id(cls) not in seen):
+                        seen.add(id(cls))
+                        classes.append((cls, _DICT(cls.__dict__)))
+                        functions += [f for f in cls.__dict__.values() if _type(f) is _FUNCTION]
+    instances = []  # an instance a default is bound to (the fixture's JSON decoder), with its dict
+    for function in _list(functions):
+        for default in function.__defaults__ or ():
+            if _type(default) is _METHOD and _type(getattr(default.__self__, "__dict__", None)) is _DICT:
+                space = default.__self__.__dict__
+                instances.append((default.__self__, space, _DICT(space)))
     return ([(space, _DICT(space)) for space in spaces], classes,
-            [(f, f.__code__, f.__defaults__, f.__kwdefaults__) for f in functions])
+            [(f, f.__code__, f.__defaults__, f.__kwdefaults__) for f in functions], instances,
+            [(d, _DICT(d)) for d in exact])
 
 
 def patched(before: tuple) -> str:
     """What the imports changed on the surface: a value rebound in one of its modules, an attribute of one of
     its classes, a function's code or defaults (harness.main's judge through `__main__`, a JSON decoder's
     method): cold, all of that runs before any dependency is imported."""
-    modules, classes, functions = before[6]
-    for now, then in modules:
-        for name, value in then.items():
-            if now.get(name, then) is not value:
-                return f"importing the dependencies rebound {then.get('__name__', '?')}.{name}"
-    for cls, then in classes:
-        now = cls.__dict__
-        if _len(now) != _len(then) or _any(now.get(name, then) is not value for name, value in then.items()):
+    modules, classes, functions, instances, exact = before[6]
+    for cls, then in classes:  # first: an attribute looked up below goes through them
+        if _differs(cls.__dict__, then, exact=True):
             return f"importing the dependencies changed the class {then.get('__qualname__', '?')}"
+    if _any(i.__dict__ is not d or _differs(d, then, exact=True) for i, d, then in instances) \
+            or _any(_differs(d, then, exact=True) for d, then in exact):
+        return "importing the dependencies changed an object of the gate (a decoder, the compiled checkout)"
+    for now, then in modules:  # a module may gain names (a submodule imported), never lose or rebind one
+        if _differs(now, then, exact=False):
+            return f"importing the dependencies rebound a name of {then.get('__name__', '?')}"
     for function, code, defaults, kwdefaults in functions:
         if function.__code__ is not code or function.__defaults__ is not defaults \
                 or function.__kwdefaults__ is not kwdefaults:
             return f"importing the dependencies patched {code.co_name}"
     return ""
+
+
+def _differs(now, then: dict, exact: bool) -> bool:
+    """A name of `then` gone or bound to another object in `now` (or, `exact`, a name added)."""
+    return (_len(now) != _len(then) if exact else _len(now) < _len(then)) or _any(
+        now.get(name, then) is not value for name, value in then.items())
 
 
 def same_list(now, before) -> bool:

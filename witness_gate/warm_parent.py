@@ -55,9 +55,11 @@ _gc_unfreeze, _gc_enable, _gc_disable, _gc_freeze, _gc_isenabled = (gc.unfreeze,
                                                                       gc.isenabled)
 _MODULE, _DICT, _type, _int, _len, _enumerate, _all, _compile, _exec = (type(sys), dict, type, int, len, enumerate,
                                                                         all, compile, exec)
+_list, _posixpath = list, os.path
 _FDS = __import__("array").array("i")  # its frombytes, for the descriptors a request carries
 _KEPT: list = []  # the stand-in property module the imports ran in (warm_imports)
 _OWN: list = []  # the dicts of the gate's modules loaded by path (harness_imports, warm_sweep, warm_checks, this)
+_EXACT: list = []
 ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which a dependency may have lowered
 
 
@@ -109,7 +111,7 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     repository, installed packages, then the set-up's environment and the folders its .pth files name.
     """
     saved = list(sys.path)
-    before = CHECKS.snapshot(*_OWN)
+    before = CHECKS.snapshot(*_OWN, exact=_EXACT)
     real_root = CHECKS.real(root) + os.sep
     # the repository's folders stay where a cold start has them, so that a dependency probing the path
     # (a stat, PathFinder.find_spec) sees what it would see cold; Asked refuses importing from them
@@ -187,6 +189,14 @@ def _collecting_after(read, collecting: bool):
     return read_then_collect
 
 
+def _arranger(use, hook, plan: tuple):
+    """The harness's `arrange` for a child: the import path read before the imports, a repository hook of its own."""
+    def arrange(root: str, environment: str) -> list[str]:
+        return use(root, (_list(plan[0]), _list(plan[1]), hook(root)))
+
+    return arrange
+
+
 def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
     """Compile the repository files the property (`prop`, its relpath) reaches under the names its
     evaluations' loaders use: the property's own as given, the rest by their path in the checkout."""
@@ -194,15 +204,17 @@ def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
         precompile(prop if number == 0 else os.path.join(root, relpath))
 
 
-def serve(main, path: list[str], imports, sweep, checks, read_key) -> None:
+def serve(main, settings: tuple, plan: tuple, imports, sweep, checks, read_key) -> None:
     """Warm up, then fork one harness per request until the gate closes the socket (never returns).
 
-    `main` is the harness's, for each child, and `read_key` what it reads its key with; `path` each evaluation's
-    import path (see warm_imports); `imports` harness_imports.py, which compiles the checkout and makes the
-    property's module."""
+    `main` is the harness's, for each child, with `settings` (the WITNESS_* variables as pairs) and `plan` (each
+    evaluation's import path and the .pth lines not followed, see warm_imports), and `read_key` what it reads
+    its key with; `imports` harness_imports.py, which compiles the checkout, makes the property's module and
+    the repository's path hook (made anew in each child: nothing of the parent's reaches it)."""
     global SWEEP, CHECKS
     SWEEP, CHECKS = sweep, checks
     _OWN[:] = [imports.__dict__, sweep.__dict__, checks.__dict__, globals()]
+    _EXACT[:] = [imports.COMPILED]  # what a child runs for the checkout's files
     sys.addaudithook(CHECKS.WATCH)  # first of all: it sees a dependency add a hook of its own
     sys.argv[1:] = []  # the argv of a cold harness, for the imports and every child
     sys.orig_argv[:] = [a for a in sys.orig_argv if a != "--warm"]
@@ -222,7 +234,9 @@ def serve(main, path: list[str], imports, sweep, checks, read_key) -> None:
     compile_reached(files, prop, root, imports.precompile)
     _MALLOC_TRIM(0)  # what compiling took and gave back leaves the address space every child inherits
     random.seed(os.environ.get("WITNESS_SEED", ""))  # as a cold start seeds before the property module runs
-    why, before, collecting = warm_imports(names, root, path, prop, imports.property_module)
+    use_path, repository_hook = imports.use_path, imports._repository_hook  # bound before any import
+    _posixpath.expandvars("$_"), _posixpath.expandvars(b"$_")  # its patterns, made now and not by an import
+    why, before, collecting = warm_imports(names, root, _list(plan[0]), prop, imports.property_module)
     # from here no Python signal handler a dependency set runs in the parent, where every later child would
     # inherit what it changed: an evaluation's kill of its parent (or of -1) waits there, blocked, for ever
     mask = _sigmask(_SIG_BLOCK, _SIGNALS)
@@ -246,7 +260,8 @@ def serve(main, path: list[str], imports, sweep, checks, read_key) -> None:
         if pid == 0:
             try:  # whatever fails here ends this child alone, with no verdict and none of the parent's teardown
                 _become_the_harness(fds, cpu, control_fd, root, mask)
-                main(read=_collecting_after(read_key, collecting))
+                main(settings=_DICT(settings), arrange=_arranger(use_path, repository_hook, plan),
+                     read=_collecting_after(read_key, collecting))
             finally:
                 _exit(70)
         for fd in fds:
