@@ -173,3 +173,27 @@ def test_a_whole_worker_killed_mid_attempt_still_ends_the_check_run(stack, doubl
     assert run["conclusion"] == "action_required", run["output"]
     assert "stuck in progress" in run["output"]["summary"] and [a["identifier"] for a in run["actions"]] == ["replay"]
     stack.restart_workers()
+
+
+def test_a_killed_gate_job_still_ends_the_check_run_it_created(stack, double, tmp_path):
+    # the gate job itself is killed after its check run exists and before any property job does: no finish
+    # job will come, so the worker runs the job's failure callback for the killed horse (RQ does only for a raise)
+    from appstack import pull_request_event
+    from test_app import CONFIG
+
+    listing = "if [ -n \"$WITNESS_LIST\" ]; then sleep 30; echo total_ok; fi\n"  # the listing takes its time
+    config = CONFIG.replace("properties:\n", "properties:\n  command: [sh, tests/properties/list.sh]\n")
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n",
+                                           "README.md": "calc, listed slowly\n"},
+                        base_files={"tests/properties/list.sh": listing}, config=config)
+    head = double.sha(name, "patch")
+    assert stack.send("pull_request", pull_request_event(double, name, 7)).status_code == 202
+    stack.wait_until(lambda: double.runs_for(head), what="the check run")
+    stack.wait_until(lambda: _horses(stack), what="the gate job's work-horse")
+    time.sleep(1)  # into the listing
+    import subprocess
+
+    subprocess.run(["kill", "-9", *map(str, _horses(stack))], check=True)
+    run = stack.wait_for_check(head, timeout=60)
+    assert run["conclusion"] == "action_required" and run["output"]["title"] == "witness-gate could not finish"
+    assert "killed" in run["output"]["summary"], run["output"]

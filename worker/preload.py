@@ -5,10 +5,28 @@ inherits the modules instead of importing them again (about half a second a job)
 connection, engine or client is made before the fork.
 """
 
+import logging
+
 from rq import Worker as _RQWorker
 
 import worker.jobs  # noqa: F401 - the point: loaded before any horse is forked
 
+log = logging.getLogger("witness_gate.worker")
+
 
 class Worker(_RQWorker):
-    """RQ's worker, unchanged, in a module that preloads the jobs."""
+    """RQ's worker in a module that preloads the jobs, and that runs a job's failure callback when its work
+    horse was killed too: RQ runs it only for a job that raised, so a gate job killed before it fanned out
+    (its check run created, no property job to finish it) would leave its check run in progress."""
+
+    def handle_work_horse_killed(self, job, retpid, ret_val, rusage):
+        super().handle_work_horse_killed(job, retpid, ret_val, rusage)
+        callback = job.failure_callback
+        if callback is None:
+            return
+        try:
+            job.get_meta(refresh=True)  # what the horse saved (its run, its check run) before it was killed
+            killed = RuntimeError(f"the work horse was killed (wait status {ret_val})")
+            callback(job, self.connection, RuntimeError, killed, None)
+        except Exception:  # noqa: BLE001 - the job is failed as RQ fails it; the reconciler ends what is left
+            log.exception("job %s: the failure callback of a killed work horse failed", job.id)
