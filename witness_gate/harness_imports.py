@@ -23,6 +23,18 @@ HEADROOM = 64  # frames a cached file's compile may need: deeper than that, or t
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     """Compiles the source every time: bytecode beside or under the checkout is never read."""
 
+    def get_data(self, path, open_=os.open, read=os.read, close=os.close, flags=os.O_RDONLY | os.O_CLOEXEC):
+        """The file's bytes, read with functions bound when this file was loaded (the standard library's
+        reads through `_io.open_code`, looked up when it runs: an import may have wrapped it)."""
+        fd = open_(path, flags)
+        try:
+            chunks = []
+            while chunk := read(fd, 1 << 20):
+                chunks.append(chunk)
+        finally:
+            close(fd)
+        return b"".join(chunks)
+
     def get_code(self, fullname):
         data = self.get_data(self.path)
         known = COMPILED.get(self.path)

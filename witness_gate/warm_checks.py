@@ -116,7 +116,11 @@ class Watch:
             where = real(os.fsdecode(args[0])) + SEP  # relative: the working directory, /repo
             return f"read the repository's {os.fsdecode(args[0])}" if where.startswith(self.real_root) else ""
         if event in ("os.listdir", "os.scandir") and _caller(3) is not _FILL_CACHE:
-            return "listed a folder (a scan of the import path finds the repository's files only cold)"
+            folder = args[0] if args else None  # None: the working directory, the checkout
+            kind = _type(folder)
+            if (kind is str or kind is bytes) and not (real(os.fsdecode(folder)) + SEP).startswith(self.real_root):
+                return ""  # a folder of its own (a package finding its plugins): no file of the checkout in it
+            return "listed a folder of the checkout (a scan of the import path finds the repository's files only cold)"
         if event in ("ctypes.dlsym", "ctypes.dlsym/handle") and _type(args[1]) is str and args[1].startswith(
                 ("Py", "_Py")):  # a pending call, a profile function, an interrupt: none of them a check sees
             return f"reached for the interpreter's {args[1]} through ctypes"
