@@ -67,6 +67,18 @@ def test_a_completion_github_refused_is_still_completed_by_the_next_completer(do
     assert len(double.calls_to("PATCH", "/check-runs/")) == patches
 
 
+def test_an_installation_token_github_did_not_answer_is_asked_for_again(double, ctx):
+    # the token is the first call of every job: a reset connection or a 502 there is retried like any other
+    from worker.github_api import installation_token
+
+    double.fail_next("POST", "/access_tokens", 502)
+    token = installation_token(ctx.settings, ctx.redis, 77, fresh=True)
+    assert token and [c.status for c in double.calls_to("POST", "/access_tokens")][-2:] == [502, 201]
+    double.fail_next("POST", "/access_tokens", 404)  # an answer that asking again cannot change
+    with pytest.raises(GitHubError, match="installation 77: no token"):
+        installation_token(ctx.settings, ctx.redis, 77, fresh=True)
+
+
 # -- fetching the head exactly (issue 14, item 4) ----------------------------------------------------
 ATTRIBUTES = "tests/ export-ignore\nsrc/version.py export-subst\n*.py text eol=crlf\n"
 

@@ -79,11 +79,24 @@ def installation_token(settings: Settings, redis: Redis, installation_id: int, *
         if cached:
             return cached.decode()
     integration = _integration(settings)
-    try:
-        access = integration.get_access_token(installation_id)
-    except GithubException as exc:
-        raise GitHubError(f"installation {installation_id}: no token ({exc.status} {_message(exc)})",
-                          exc.status) from None
+    errors = waits = 0
+    while True:  # as every other call: no answer and 5xx are tried again, a rate limit is waited for
+        try:
+            access = integration.get_access_token(installation_id)
+            break
+        except GithubException as exc:
+            status, headers, message = exc.status, exc.headers or {}, _message(exc)
+        except requests.RequestException as exc:
+            status, headers, message = 0, {}, f"{type(exc).__name__} (no answer)"
+        step = settings.retry.step(status, headers, errors=errors, waits=waits)
+        failure = f"installation {installation_id}: no token ({status} {message})"
+        if step.kind == "defer":
+            raise RateLimited(f"{failure} (retry in {step.seconds:.0f}s)", status, step.seconds)
+        if step.kind == "fail":
+            raise GitHubError(failure, status)
+        errors, waits = errors + (step.kind == "retry"), waits + (step.kind == "wait")
+        log.warning("%s; %s %.2fs", failure, step.kind, step.seconds)
+        time.sleep(step.seconds)
     expires = access.expires_at or datetime.fromtimestamp(time.time() + 3600, timezone.utc)
     ttl = int((expires - datetime.now(timezone.utc)).total_seconds()) - TOKEN_MARGIN
     redis.set(key, access.token, ex=max(ttl, 30))
