@@ -89,7 +89,7 @@ def precompile(path: str) -> None:
     """In a warm parent: compile (never run) one repository file as SourceOnlyLoader would, for its children.
 
     Kept only when it compiles without a warning (so no warnings filter an evaluation sets could have made
-    it fail), within HEADROOM frames, within MAX_COMPILED_TOTAL in all, and with no coding declaration."""
+    it fail), within HEADROOM frames, within MAX_COMPILED_TOTAL in all, with no coding declaration and in ASCII."""
     import warnings
 
     try:
@@ -99,6 +99,8 @@ def precompile(path: str) -> None:
             return
         if any(b"coding" in line for line in data.split(b"\n", 2)[:2]):
             return  # a source codec decodes it: one a dependency registered may decode it otherwise in a child
+        if not data.isascii():  # compiling a non-ASCII name calls unicodedata.normalize, which an import may wrap
+            return
         limit = sys.getrecursionlimit()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
