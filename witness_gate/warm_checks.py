@@ -1,9 +1,9 @@
 """What a warm parent's imports must not have left, inside the sandbox (standard library only).
 
 harness.py loads this file by path, as warm_sweep.py, before any dependency is imported, so what it calls was
-bound before a dependency ran. After the imports only C functions bound then are called (a real path is the
-kernel's, read through /proc, not posixpath's, which looks `os.lstat` up when it runs), sys is read through its
-own dict, and whatever the imports left is touched only after a `type(x) is ...` test: no `isinstance`, `==`,
+bound before a dependency ran. After the imports only the gate's own code runs (STRAY sees to it), calling C
+functions bound then (a real path is the kernel's, read through /proc, not posixpath's, which looks `os.lstat`
+up when it runs), sys is read through its own dict, and whatever the imports left is touched only after a `type(x) is ...` test: no `isinstance`, `==`,
 `in` over a list, or attribute of an object a dependency made runs, so none of its code (a property, `__eq__`,
 `__class__`, `__fspath__`, a patched `os` function) runs in the parent after the watch, where every child would
 inherit what it did. `final()` asks everything again as the last word before `ready`, and the watch's `hooked`
@@ -187,18 +187,18 @@ def snapshot(*own, exact=()) -> tuple:
 
 
 def _surface(own: tuple, exact: tuple) -> tuple:
-    """Each surface module's dict (`own`: the gate's, as dicts), and each function and class defined in it, as
-    they are now: (modules, classes, functions) with a copy of each dict and each function's code and defaults."""
+    """As they are now: each surface module's dict (`own`: the gate's, as dicts), each class it binds with the
+    classes they inherit from, each function of either, the instances defaults are bound to, and the `exact`
+    dicts: (spaces, classes, functions, instances, exact), each with a copy of its dict or its code and defaults."""
     spaces = [m.__dict__ for m in (_MODULES.get(name) for name in SURFACE) if _type(m) is _MODULE] + _list(own)
     classes, functions, seen = [], [], _set()
-    for space in _list(spaces):
+    for space in spaces:
         for value in _list(space.values()):
             if _type(value) is _FUNCTION:
                 functions.append(value)
-            elif _type(value) is type and id(value) not in seen:  # every class it binds (importlib's say they
-                seen.add(id(value))  # are _frozen_importlib's), and the classes they inherit from
+            elif _type(value) is type:  # importlib's classes say they are _frozen_importlib's: every one it binds
                 for cls in value.__mro__:
-                    if _type(cls) is type and cls is not object and (id(cls) == id(value) or id(cls) not in seen):
+                    if _type(cls) is type and cls is not object and id(cls) not in seen:
                         seen.add(id(cls))
                         classes.append((cls, _DICT(cls.__dict__)))
                         functions += [f for f in cls.__dict__.values() if _type(f) is _FUNCTION]
