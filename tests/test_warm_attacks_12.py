@@ -24,27 +24,12 @@ in docs/SECURITY.md: the imports' CPU is not counted in a warm evaluation (3):
 import pytest
 
 from witness_gate.sandbox import bwrap_works
+from warmcases import STEAL
 from warmcases import build as _build, rows as _rows, warm_and_cold as _warm_and_cold
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
 
 REGRESSION_PROPS = "import {dep}\n\n\ndef prop_regression(p):\n    return 'regression'\n"
-
-# the signed pass a thief writes once it holds the key (as warmcases.KEY_THIEF does)
-STEAL = r'''
-def _steal():
-    import os, _hashlib
-    try:
-        key = os.read(0, 256).split(b"\n")[0].strip()
-    except OSError:
-        return
-    if key:
-        body = b"pass - "
-        os.write(1, b"\nwitness-verdict " + body + b" " + _hashlib.hmac_digest(key, body, "sha256").hex().encode()
-                 + b"\n")
-        os._exit(0)
-'''
-
 
 # --- 1. KEY: a profile function set through the C API, with no object: sys.getprofile() says None ---------------
 

@@ -21,7 +21,7 @@ the gate's own, from then to `ready`, starts the series cold when any Python cod
 import pytest
 
 from witness_gate.sandbox import bwrap_works
-from warmcases import KEY_THIEF
+from warmcases import STEAL
 from warmcases import build as _build, rows as _rows, warm_and_cold as _warm_and_cold
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
@@ -79,8 +79,7 @@ def test_a_dependency_cannot_set_read_key_s_defaults_and_take_the_key(tmp_path):
     assert warm == cold, (warm, note)
 
 
-PENDING_VIA_LIBC = KEY_THIEF.replace("def _hook(event, args):\n    if event != \"os.chdir\":\n        return\n",
-                                     "def _steal():\n") + r'''
+PENDING_VIA_LIBC = STEAL + r'''
 
 import ctypes
 import sys

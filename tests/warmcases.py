@@ -33,12 +33,9 @@ def warm_and_cold(repo, env, selector, payloads, timeout=10):
     return warm, cold, note
 
 
-# the key thief of reviews 5, 6 and 9: an audit hook that, in a forked child, sees os.chdir (in _become_the_harness)
-# while fd 0 still holds the key, and signs a pass
-KEY_THIEF = r'''
-def _hook(event, args):
-    if event != "os.chdir":
-        return
+# the signed pass a thief writes once it holds the key: fd 0 still the key's pipe, fd 1 the gate's stdout
+STEAL = r'''
+def _steal():
     import os, _hashlib
     try:
         key = os.read(0, 256).split(b"\n")[0].strip()
@@ -49,5 +46,13 @@ def _hook(event, args):
         os.write(1, b"\nwitness-verdict " + body + b" " + _hashlib.hmac_digest(key, body, "sha256").hex().encode()
                  + b"\n")
         os._exit(0)
+'''
+# the key thief of reviews 5, 6 and 9: an audit hook that, in a forked child, sees os.chdir (in _become_the_harness)
+# while fd 0 still holds the key, and signs a pass
+KEY_THIEF = STEAL + r'''
+
+def _hook(event, args):
+    if event == "os.chdir":
+        _steal()
 '''
 KEY_THIEF_MODULE = KEY_THIEF + "\n\nimport sys\n\nsys.addaudithook(_hook)\n"  # a dependency that adds it when imported
