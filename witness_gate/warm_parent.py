@@ -6,10 +6,10 @@ WITNESS_WARM_IMPORTS (the modules to import now, none of them the repository's) 
 repository files to compile, never run). It imports those from the standard library and the set-up's
 environment as the property's module would (from code of its path, in a module of its name), refusing every
 name the repository provides; says `ready`, or `cold <why>` when warm_checks.py finds the imports did what a
-cold start would see otherwise; then for each request (the evaluation's CPU seconds; its stdin, stdout and
-stderr as descriptors) forks one child that becomes the harness exactly as a cold start runs it, waits for it,
-has warm_sweep.py put the sandbox back as the next evaluation must find it, and answers `done <wait status>`
-(or `broken <wait status> <why>`). It never reads a verdict key: each arrives on its child's stdin. Once the
+cold start would see otherwise; then forks one child ahead of each request (the evaluation's CPU seconds; its
+stdin, stdout and stderr as descriptors), which takes the request itself and becomes the harness exactly as a
+cold start runs it, waits for it, has warm_sweep.py put the sandbox back as the next evaluation must find it,
+and answers `done <wait status>` (or `broken <wait status> <why>`). It never reads a verdict key: each arrives on its child's stdin. Once the
 imports ran, the parent calls only C functions bound before them, and touches what they left through exact
 types only (warm_checks.py), so no code of theirs runs here again.
 """
@@ -46,6 +46,7 @@ SWEEP = CHECKS = None  # warm_sweep.py and warm_checks.py, given to serve() by t
 _recvmsg, _send = _socket.socket.recvmsg, _socket.socket.send
 _SCM = (_socket.SOL_SOCKET, _socket.SCM_RIGHTS, _socket.CMSG_LEN(3 * 4))
 _waitpid, _close, _dup2, _closerange, _setsid = os.waitpid, os.close, os.dup2, os.closerange, os.setsid
+_pipe, _read, _write = os.pipe, os.read, os.write
 _setrlimit, _chdir, _RLIMIT_CPU, _getframe = resource.setrlimit, os.chdir, resource.RLIMIT_CPU, sys._getframe
 _MODULES, _SIG_BLOCK, _SIG_SETMASK = sys.modules, _signal.SIG_BLOCK, _signal.SIG_SETMASK
 _setprofile, _settrace, _getprofile, _gettrace = sys.setprofile, sys.settrace, sys.getprofile, sys.gettrace
@@ -252,21 +253,34 @@ def serve(main, settings: tuple, plan: tuple, imports, sweep, checks, read_key) 
     if why:
         _exit(0)
     while True:
-        request = _request(control)
-        if request is None or CHECKS.WATCH.hooked:
+        if CHECKS.WATCH.hooked:
             _exit(0)
-        cpu, fds = request
+        # the next evaluation's process is forked now, from the parent as swept, and takes the gate's next request
+        # itself: the fork is paid while the gate reads the last verdict and writes the next fixture
+        took_r, took_w = _pipe()
         pid = _fork()
         if pid == 0:
             try:  # whatever fails here ends this child alone, with no verdict and none of the parent's teardown
-                _become_the_harness(fds, cpu, control_fd, root, mask)
-                main(settings=_DICT(settings), arrange=_arranger(use_path, repository_hook, plan),
-                     read=_collecting_after(read_key, collecting))
+                _close(took_r)
+                request = _request(control)
+                if request is not None:
+                    _write(took_w, b"!")  # the parent answers for this request once this process has ended
+                    cpu, fds = request
+                    _become_the_harness(fds, cpu, control_fd, root, mask)
+                    main(settings=_DICT(settings), arrange=_arranger(use_path, repository_hook, plan),
+                         read=_collecting_after(read_key, collecting))
             finally:
                 _exit(70)
-        for fd in fds:
-            _close(fd)
+        _close(took_w)
         status = _waitpid(pid, 0)[1]
+        took = _read(took_r, 1)
+        _close(took_r)
+        if not took:  # the child ended before it took a request: the parent takes it, and answers for it
+            request = _request(control)
+            if request is None:
+                _exit(0)
+            for fd in request[1]:
+                _close(fd)
         why = SWEEP.sweep(modes, kept) or SWEEP.moved(fingerprint)
         _send(control, f"done {status}".encode() if not why else f"broken {status} {why}".encode())
         if why:
