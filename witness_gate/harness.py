@@ -271,15 +271,22 @@ def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame
     end(EXIT_PASS)  # skips teardown: atexit hooks and daemon threads of the property cannot change the verdict
 
 
-def warm_main() -> None:
-    """`--warm`: one interpreter per series forks each evaluation (witness_gate/warm_parent.py, loaded by path)."""
+def warm_main() -> dict:
+    """`--warm`: one interpreter per series forks each evaluation (witness_gate/warm_parent.py, loaded by path);
+    returns main's arguments in each of them."""
     module = _beside("warm_parent")  # not in sys.modules: an evaluation finds nothing of it there
     # read before any dependency runs, and handed over as tuples: nothing an import reaches can change them
     settings = tuple((name, os.environ.get(name, "")) for name in WITNESS_SETTINGS)
     path, skipped, _hook = path_plan(os.getcwd(), dict(settings)["WITNESS_ENV"])  # each evaluation's, read once
-    module.serve(main, settings, (tuple(path), tuple(skipped)), _imports, _beside("warm_sweep"),
-                 _beside("warm_checks"), read_key)
+    return module.serve(settings, (tuple(path), tuple(skipped)), _imports, _beside("warm_sweep"),
+                        _beside("warm_checks"), read_key)
 
 
 if __name__ == "__main__":
-    warm_main() if sys.argv[1:] == ["--warm"] else main()
+    if sys.argv[1:] != ["--warm"]:
+        main()
+    else:
+        try:  # returns in each evaluation's process, which calls main here, at the stack depth of a cold start
+            main(**warm_main())
+        finally:
+            os._exit(70)

@@ -198,6 +198,22 @@ def _arranger(use, hook, plan: tuple):
     return arrange
 
 
+def _taken(control, control_fd: int, took_r: int, took_w: int, root: str, mask, arguments: dict) -> dict:
+    """In the child forked ahead of a request: take it, tell the parent so, become the harness and hand back
+    `arguments`; whatever fails here ends this child alone, with no verdict and none of the parent's teardown."""
+    try:
+        _close(took_r)
+        request = _request(control)
+        if request is not None:
+            _write(took_w, b"!")  # the parent answers for this request once this process has ended
+            cpu, fds = request
+            _become_the_harness(fds, cpu, control_fd, root, mask)
+            return arguments
+    except BaseException:  # noqa: BLE001 - see above
+        pass
+    _exit(70)
+
+
 def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
     """Compile the repository files the property (`prop`, its relpath) reaches under the names its
     evaluations' loaders use: the property's own as given, the rest by their path in the checkout."""
@@ -205,13 +221,14 @@ def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
         precompile(prop if number == 0 else os.path.join(root, relpath))
 
 
-def serve(main, settings: tuple, plan: tuple, imports, sweep, checks, read_key) -> None:
-    """Warm up, then fork one harness per request until the gate closes the socket (never returns).
+def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key) -> dict:
+    """Warm up, then fork one harness per request until the gate closes the socket: returns only in each child,
+    once it is the harness, with the arguments of the harness's `main` for its evaluation.
 
-    `main` is the harness's, for each child, with `settings` (the WITNESS_* variables as pairs) and `plan` (each
-    evaluation's import path and the .pth lines not followed, see warm_imports), and `read_key` what it reads
-    its key with; `imports` harness_imports.py, which compiles the checkout, makes the property's module and
-    the repository's path hook (made anew in each child: nothing of the parent's reaches it)."""
+    Those are `settings` (the WITNESS_* variables as pairs) and `plan` (each evaluation's import path and the
+    .pth lines not followed, see warm_imports), and `read_key` what it reads its key with; `imports`
+    harness_imports.py, which compiles the checkout, makes the property's module and the repository's path hook
+    (made anew in each child: nothing of the parent's reaches it)."""
     global SWEEP, CHECKS
     SWEEP, CHECKS = sweep, checks
     _OWN[:] = [imports.__dict__, sweep.__dict__, checks.__dict__, globals()]
@@ -259,18 +276,10 @@ def serve(main, settings: tuple, plan: tuple, imports, sweep, checks, read_key) 
         # itself: the fork is paid while the gate reads the last verdict and writes the next fixture
         took_r, took_w = _pipe()
         pid = _fork()
-        if pid == 0:
-            try:  # whatever fails here ends this child alone, with no verdict and none of the parent's teardown
-                _close(took_r)
-                request = _request(control)
-                if request is not None:
-                    _write(took_w, b"!")  # the parent answers for this request once this process has ended
-                    cpu, fds = request
-                    _become_the_harness(fds, cpu, control_fd, root, mask)
-                    main(settings=_DICT(settings), arrange=_arranger(use_path, repository_hook, plan),
-                         read=_collecting_after(read_key, collecting))
-            finally:
-                _exit(70)
+        if pid == 0:  # main's arguments, for the harness to call it at its top level, as deep as a cold start
+            return _taken(control, control_fd, took_r, took_w, root, mask, _DICT(
+                settings=_DICT(settings), arrange=_arranger(use_path, repository_hook, plan),
+                read=_collecting_after(read_key, collecting)))
         _close(took_w)
         status = _waitpid(pid, 0)[1]
         took = _read(took_r, 1)
