@@ -365,12 +365,26 @@ ALREADY_IMPORTED_PROPS = ("import serial\n\n\ndef prop_describe(p):\n    describ
                           "    return True if described == 'plain' else described\n")
 
 
-@pytest.mark.xfail(strict=True, reason="a warm child's sys.modules holds the warm parent's own imports")
 def test_a_dependency_sees_the_modules_a_cold_start_has_imported_warm_too(tmp_path):
     repo, env = _build(tmp_path, {"p.py": ALREADY_IMPORTED_PROPS}, {"serial.py": ALREADY_IMPORTED})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_describe", [{}, {}])
     assert cold == [("pass", None)] * 2
     assert warm == cold, (warm, note)
+
+
+# every module name, as the property sees sys.modules: its dependency's imports (json, a new socket) included
+MODULE_NAMES_PROPS = ("import hashlib\nimport sys\nimport socket\nimport dep\n\n\ndef prop_modules(p):\n"
+                      "    names = sorted(sys.modules)\n"
+                      "    if p.get('has'):\n"
+                      "        return 'has ' + ' '.join(n for n in p['has'] if n in names)\n"
+                      "    return 'modules %d %s' % (len(names), hashlib.sha256(' '.join(names).encode()).hexdigest()[:16])\n")
+
+
+def test_a_property_sees_the_module_names_a_cold_start_has_warm_too(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": MODULE_NAMES_PROPS}, {"dep.py": "import ctypes\nimport selectors\n"})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_modules", [{}, {}, {"has": ["ctypes", "selectors"]}])
+    assert cold[2] == ("fail", "has ctypes selectors") and cold[0][1].startswith("modules "), cold
+    assert warm == cold, (warm, cold, note)
 
 
 # --- 8. the property runs two frames deeper warm (warm_main, serve) than cold: recursion room differs ---------------

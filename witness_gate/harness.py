@@ -274,12 +274,13 @@ def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame
 def warm_main() -> dict:
     """`--warm`: one interpreter per series forks each evaluation (witness_gate/warm_parent.py, loaded by path);
     returns main's arguments in each of them."""
+    cold = frozenset(sys.modules)  # what a cold harness has imported when its property's module runs
     module = _beside("warm_parent")  # not in sys.modules: an evaluation finds nothing of it there
     # read before any dependency runs, and handed over as tuples: nothing an import reaches can change them
     settings = tuple((name, os.environ.get(name, "")) for name in WITNESS_SETTINGS)
     path, skipped, _hook = path_plan(os.getcwd(), dict(settings)["WITNESS_ENV"])  # each evaluation's, read once
     return module.serve(settings, (tuple(path), tuple(skipped)), _imports, _beside("warm_sweep"),
-                        _beside("warm_checks"), read_key)
+                        _beside("warm_checks"), read_key, cold)
 
 
 if __name__ == "__main__":

@@ -221,14 +221,14 @@ def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
         precompile(prop if number == 0 else os.path.join(root, relpath))
 
 
-def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key) -> dict:
+def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: frozenset) -> dict:
     """Warm up, then fork one harness per request until the gate closes the socket: returns only in each child,
     once it is the harness, with the arguments of the harness's `main` for its evaluation.
 
     Those are `settings` (the WITNESS_* variables as pairs) and `plan` (each evaluation's import path and the
     .pth lines not followed, see warm_imports), and `read_key` what it reads its key with; `imports`
     harness_imports.py, which compiles the checkout, makes the property's module and the repository's path hook
-    (made anew in each child: nothing of the parent's reaches it)."""
+    (made anew in each child: nothing of the parent's reaches it); `cold` the modules a cold harness has."""
     global SWEEP, CHECKS
     SWEEP, CHECKS = sweep, checks
     _OWN[:] = [imports.__dict__, sweep.__dict__, checks.__dict__, globals()]
@@ -254,6 +254,8 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key) -> dic
     random.seed(os.environ.get("WITNESS_SEED", ""))  # as a cold start seeds before the property module runs
     use_path, repository_hook = imports.use_path, imports._repository_hook  # bound before any import
     _posixpath.expandvars("$_"), _posixpath.expandvars(b"$_")  # its patterns, made now and not by an import
+    for name in [n for n in _MODULES if n not in cold]:  # the parent's own (socket, ctypes, ...): bound here, and
+        del _MODULES[name]  # a dependency that imports one or asks whether it was runs as under a cold harness
     why, before, collecting = warm_imports(names, root, _list(plan[0]), prop, imports.property_module)
     # from here no Python signal handler a dependency set runs in the parent, where every later child would
     # inherit what it changed: an evaluation's kill of its parent (or of -1) waits there, blocked, for ever
