@@ -166,6 +166,7 @@ def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask)
     _setprofile(None)  # a profile or trace function set through the C API, with no object final() could see
     _settrace(None)
     _sigmask(_SIG_SETMASK, mask)  # signals sent to the parent stay pending there: a child has none
+    _gc_freeze()  # every child's collection counts start from the parent's, as they were at `ready`: gen 0's at 0
     _gc_unfreeze()
     _close(control)
     for target, fd in _enumerate(fds):
