@@ -71,18 +71,23 @@ def real(path: str) -> str:
 
 
 class Asked:
-    """First on sys.meta_path while the parent imports, with the repository on sys.path as a cold start has
-    it: refuses and notes every name asked for that the repository provides (an optional `import` a
-    dependency makes, which would run the repository's code in the parent)."""
+    """The finder of the repository's folders on sys.path (in sys.path_importer_cache) while the parent imports,
+    with those folders where a cold start has them and sys.meta_path untouched: refuses and notes every name
+    asked for there that the repository provides (an optional `import` a dependency makes, which would run the
+    repository's code in the parent), and notes a listing of their modules (pkgutil's), which finds them cold."""
 
     def __init__(self, shadowed: set[str]) -> None:
-        self.shadowed, self.asked = shadowed, []
+        self.shadowed, self.asked, self.listed = shadowed, [], False
 
-    def find_spec(self, name, path=None, target=None):
+    def find_spec(self, name, target=None):
         if _type(name) is _STR and name.split(".")[0] in self.shadowed:
             self.asked.append(name)
             raise ModuleNotFoundError(f"{name} is the repository's: not imported in the warm parent")
         return None
+
+    def iter_modules(self, prefix=""):
+        self.listed = True
+        return []
 
 
 class Watch:
@@ -285,13 +290,11 @@ def modules(before: set, shadowed: set[str], real_root: str) -> str:
 def import_system(asked: Asked, path: list[str], real_root: str) -> str:
     """'' when the import system is as the imports found it, but for finders of folders outside the repository;
     the finder a dependency made for a folder of the repository is dropped."""
-    meta_path, cache, now = _SYS.get("meta_path"), _SYS.get("path_importer_cache"), _SYS.get("path")
-    if _type(meta_path) is not _LIST or not _any(f is asked for f in meta_path):
+    cache, now = _SYS.get("path_importer_cache"), _SYS.get("path")
+    if _type(cache) is not _DICT or _any(_type(k) is not _STR for k in _list(cache)) or _any(
+            cache.get(folder) is not asked for folder in path if (real(folder) + SEP).startswith(real_root)):
         return "importing the dependencies rearranged the import system"
-    meta_path[:] = [f for f in meta_path if f is not asked]
-    if _type(cache) is not _DICT or _any(_type(k) is not _STR for k in _list(cache)):
-        return "importing the dependencies rearranged the import system"
-    for folder in _list(cache):  # a finder a dependency made for a folder of the repository
+    for folder in _list(cache):  # ours, or a finder a dependency made for a folder of the repository
         if (real(folder) + SEP).startswith(real_root):
             del cache[folder]
     if _type(now) is not _LIST or _any(_type(p) is not _STR for p in now) or now != path:

@@ -115,11 +115,13 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     before = CHECKS.snapshot(*_OWN, exact=_EXACT)
     real_root = CHECKS.real(root) + os.sep
     # the repository's folders stay where a cold start has them, so that a dependency probing the path
-    # (a stat, PathFinder.find_spec) sees what it would see cold; Asked refuses importing from them
+    # (a stat, PathFinder.find_spec) sees what it would see cold; Asked, their finder, refuses importing from them
     sys.path[:] = path
     shadowed = CHECKS.provided(root)
     asked = CHECKS.Asked(shadowed)
-    sys.meta_path.insert(0, asked)
+    for folder in path:  # where the path's search reaches the repository, and only there (sys.meta_path untouched)
+        if (CHECKS.real(folder) + os.sep).startswith(real_root):
+            sys.path_importer_cache[folder] = asked
     # the property module as the harness makes it (harness_imports._load: its spec, loader and file), in
     # sys.modules while its first imports run
     try:
@@ -156,6 +158,9 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     why = CHECKS.modules(before[0], shadowed, real_root)
     if asked.asked:
         why = why or f"the set-up environment asks for {asked.asked[0]}, which the repository provides"
+    if asked.listed:
+        why = why or ("importing the dependencies listed a folder of the checkout (pkgutil, through the finder of "
+                      "the repository's folders: a listing of the import path finds the repository's modules cold)")
     return why or CHECKS.changed(before, real_root, importer), before, collecting
 
 
