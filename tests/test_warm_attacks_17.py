@@ -1,7 +1,10 @@
 """Attacks on the warm start, seventeenth review.
 
-Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does); each strict xfail
-is a break today. KEY marks a regression (failing every cold evaluation) made `pass` warm with no note, signed with
+Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does). Mended since: 1-4
+(the watch's state and the sweep's modes are read by identity and exact type), 7 (the parent drops its own modules),
+8 (main is called at the harness's top level), 9's growth (each child's counts start from the parent's at ready), 10
+(the repository's names are refused through the path importer cache). Given up, as strict xfails (docs/SECURITY.md,
+what the warm start gives up): 5 and 6 (a dependency that reaches for the checks' own state), 9's cold counts. KEY marks a regression (failing every cold evaluation) made `pass` warm with no note, signed with
 the evaluation's own key, which a dependency took in the warm parent or in a child before the harness read it.
 1. KEY: warm_checks.WATCH refuses sys.addaudithook in the parent by comparing the pid with its own `parent`
    attribute: a dependency sets it to -1, adds review 5's key thief, and clears `hooked` and `seen` (review 14);
@@ -95,7 +98,6 @@ if _WATCH is not None:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="warm_checks.WATCH.parent is a plain attribute a dependency can set")
 def test_a_dependency_cannot_tell_the_watch_it_is_not_in_the_parent(tmp_path):
     repo, env = _build(tmp_path, {"p.py": REGRESSION_PROPS.format(dep="notparent")}, {"notparent.py": WATCH_PARENT})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}])
@@ -125,7 +127,6 @@ if _WATCH is not None:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="the parent asks WATCH.hooked's truth before each fork: a dependency's __bool__")
 def test_the_watch_s_flag_cannot_run_a_dependency_s_code_before_each_fork(tmp_path):
     repo, env = _build(tmp_path, {"p.py": REGRESSION_PROPS.format(dep="flag")}, {"flag.py": WATCH_HOOKED})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}])
@@ -158,7 +159,6 @@ if isinstance(_modes, dict) and "/tmp" in _modes:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="the sweep's chmod runs the __index__ of a value a dependency put in serve's modes")
 def test_the_sweep_cannot_run_a_dependency_s_code_between_evaluations(tmp_path):
     repo, env = _build(tmp_path, {"p.py": REGRESSION_PROPS.format(dep="modes")}, {"modes.py": SWEEP_MODES})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}, {}])
@@ -186,7 +186,6 @@ if _WATCH is not None:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="the watch is an instance whose class a dependency can swap")
 def test_a_dependency_cannot_swap_the_class_of_the_parent_s_audit_hook(tmp_path):
     repo, env = _build(tmp_path, {"p.py": REGRESSION_PROPS.format(dep="watchcls")}, {"watchcls.py": WATCH_CLASS})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}])
@@ -231,7 +230,7 @@ if callable(_read_key) and _before is not None:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="the snapshot the checks compare with is a mutable local of warm_imports")
+@pytest.mark.xfail(strict=True, reason="given up under the warm start: docs/SECURITY.md, 'The warm start', what it gives up (dependencies run before the key is read)")
 def test_a_dependency_cannot_edit_the_snapshot_the_checks_compare_with(tmp_path):
     repo, env = _build(tmp_path, {"p.py": REGRESSION_PROPS.format(dep="snap")}, {"snap.py": SNAPSHOT_EDIT})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}])
@@ -304,7 +303,7 @@ _add(_queued, None)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the C profile is cleared once, before code that still runs a pending call")
+@pytest.mark.xfail(strict=True, reason="given up under the warm start: docs/SECURITY.md, 'The warm start', what it gives up (dependencies run before the key is read)")
 def test_a_pending_call_cannot_set_a_c_profile_after_the_parent_cleared_it(tmp_path):
     repo, env = _build(tmp_path, {"p.py": REGRESSION_PROPS.format(dep="pending")}, {"pending.py": AFTER_THE_CLEARING})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}])
@@ -326,7 +325,7 @@ _add(_queued, None)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="STRAY tells the gate's code by co_filename, which any code object can carry")
+@pytest.mark.xfail(strict=True, reason="given up under the warm start: docs/SECURITY.md, 'The warm start', what it gives up (dependencies run before the key is read)")
 def test_a_pending_call_named_as_the_gate_s_code_is_seen_by_the_gate_s_trace_function(tmp_path):
     repo, env = _build(tmp_path, {"p.py": REGRESSION_PROPS.format(dep="pending")}, {"pending.py": NAMED_AS_THE_GATE})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}])

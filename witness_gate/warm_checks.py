@@ -98,14 +98,15 @@ class Watch:
 
     def __init__(self) -> None:
         self.real_root, self.on, self.busy, self.seen, self.hooked = "/", False, False, "", False
-        self.parent = _getpid()
 
     def __call__(self, event: str, args: tuple) -> None:
         if event == "sys.addaudithook":
             self.hooked = True
-            if _getpid() == self.parent:  # never added here, flag or no flag (sys.addaudithook says nothing)
+            if _getpid() == _PARENT:  # never added here, flag or no flag (sys.addaudithook says nothing)
                 raise RuntimeError("no audit hook is added in the warm parent")
-        if not self.on or self.seen or self.busy:
+        # by identity and exact type: an object put here is never asked for its truth (its code would run here,
+        # untraced, in every child before the key is read)
+        if self.on is not True or self.busy is not False or _type(self.seen) is not _STR or self.seen:
             return
         self.busy = True  # real() below raises events of its own
         try:
@@ -133,6 +134,23 @@ class Watch:
 
 
 WATCH = Watch()  # added by warm_parent.serve, before any dependency runs
+_PARENT = _getpid()  # a name of this module: rebinding it is a change patched() sees
+_WATCH_STATE = {"real_root": _STR, "on": bool, "busy": bool, "seen": _STR, "hooked": bool}
+
+
+def watch_changed() -> str:
+    """'' while the watch is the gate's as made, with its state of the types it sets; else what changed (its class
+    swapped, an object put in its state): asked by exact type only, so none of a dependency's code runs."""
+    if _type(WATCH) is not Watch:
+        return "importing the dependencies changed the gate's audit hook"
+    state = WATCH.__dict__
+    if _type(state) is not _DICT or _len(state) != _len(_WATCH_STATE) or _any(
+            _type(name) is not _STR for name in _list(state)) or _any(
+            _type(state.get(name)) is not kind for name, kind in _WATCH_STATE.items()):
+        return "importing the dependencies changed the gate's audit hook"
+    if state["hooked"] is not False:
+        return "importing the dependencies added an audit hook"
+    return ""
 OURS = os.path.dirname(os.path.abspath(__file__)) + SEP  # the gate's copy: every Python function the parent runs
 
 
@@ -310,6 +328,9 @@ def held(thing, *ours) -> bool:
 
 def changed(before: tuple, real_root: str, stand_in) -> str:
     """What else the imports left that a cold start would not (''): run in the parent, seen by every child."""
+    why = watch_changed()
+    if why:
+        return why
     if WATCH.seen:
         return f"importing the dependencies {WATCH.seen}"
     if STRAY.ran:
@@ -333,8 +354,9 @@ def final(before: tuple) -> str:
     """Asked after the imports and again as the last word before `ready`, after everything else the parent
     does: what Python code run after the watch (a finalizer, a patched function the parent called) could still
     have set, each of which would run in every child or in the parent between evaluations."""
-    if WATCH.hooked:
-        return "importing the dependencies added an audit hook"
+    why = watch_changed()
+    if why:
+        return why
     if _any(_BUILTINS.get(name, before) is not value for name, value in before[4].items()):
         return "importing the dependencies rebound a builtin"  # the harness looks some up before the key
     why = patched(before)

@@ -278,7 +278,7 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     if why:
         _exit(0)
     while True:
-        if CHECKS.WATCH.hooked:
+        if CHECKS.WATCH.hooked is not False:
             _exit(0)
         # the next evaluation's process is forked now, from the parent as swept, and takes the gate's next request
         # itself: the fork is paid while the gate reads the last verdict and writes the next fixture

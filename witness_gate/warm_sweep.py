@@ -35,9 +35,10 @@ _getrlimit, _monotonic, _sleep = resource.getrlimit, time.monotonic, time.sleep
 _SYSCALL = ctypes.CDLL(None, use_errno=True).syscall
 
 
-def fresh() -> dict[str, int]:
-    """The writable roots' modes as the sandbox mounted them, read before anything ran in it."""
-    return {folder: _stat(folder).st_mode & 0o7777 for folder in WRITABLE}
+def fresh() -> tuple[int, ...]:
+    """The writable roots' modes as the sandbox mounted them, read before anything ran in it: a tuple of ints,
+    which nothing the dependencies' imports reach can change in place."""
+    return tuple(_stat(folder).st_mode & 0o7777 for folder in WRITABLE)
 
 
 def others() -> list[int]:
@@ -84,19 +85,19 @@ def end_processes() -> str:
     return "processes of an evaluation outlived it"
 
 
-def sweep(modes: dict[str, int], kept: list[tuple] = ()) -> str:
+def sweep(modes: tuple[int, ...], kept: list[tuple] = ()) -> str:
     """End the evaluation's processes, give each writable root back as it was mounted, then put back what the
     dependencies' imports had left there (`kept`, from `snapshot`): ''; else why not."""
     why = end_processes()
     if why:
         return why
     deadline = _monotonic() + SWEEP_SECONDS
-    for folder in WRITABLE:
+    for folder, mode in zip(WRITABLE, modes):
         try:
             _empty(folder, deadline)
             for name in _listxattr(folder):
                 _removexattr(folder, name)
-            _chmod(folder, modes[folder])
+            _chmod(folder, mode)
             _utime(folder)
             if _listdir(folder):
                 return f"{folder} could not be emptied"
