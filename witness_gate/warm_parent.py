@@ -58,7 +58,7 @@ _MODULE, _DICT, _type, _int, _len, _enumerate, _all, _compile, _exec = (type(sys
                                                                         all, compile, exec)
 _list, _posixpath = list, os.path
 _FDS = __import__("array").array("i")  # its frombytes, for the descriptors a request carries
-_KEPT: list = []  # the stand-in property module the imports ran in (warm_imports)
+_KEPT: list = []  # the stand-in property module the imports ran in (warm_imports), serve's frame
 _OWN: list = []  # the dicts of the gate's modules loaded by path (harness_imports, warm_sweep, warm_checks, this)
 _EXACT: list = []
 ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which a dependency may have lowered
@@ -171,7 +171,6 @@ def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask)
     _setprofile(None)  # a profile or trace function set through the C API, with no object final() could see
     _settrace(None)
     _sigmask(_SIG_SETMASK, mask)  # signals sent to the parent stay pending there: a child has none
-    _gc_freeze()  # every child's collection counts start from the parent's, as they were at `ready`: gen 0's at 0
     _gc_unfreeze()
     _close(control)
     for target, fd in _enumerate(fds):
@@ -186,8 +185,13 @@ def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask)
 
 
 def _collecting_after(read, collecting: bool):
-    """The harness's key reader, then garbage collection as the imports left it."""
+    """The harness's key reader, after the collection counts are reset, then garbage collection as the imports
+    left it."""
     def read_then_collect() -> str:
+        # every evaluation's collection counts start here from the same place, gen 0's at 0, whatever the parent
+        # did before its fork (its spare frame objects, which a child's first calls may or may not take, differ)
+        _gc_freeze()
+        _gc_unfreeze()
         key = read()
         if collecting:
             _gc_enable()
@@ -237,6 +241,10 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     (made anew in each child: nothing of the parent's reaches it); `cold` the modules a cold harness has."""
     global SWEEP, CHECKS
     SWEEP, CHECKS = sweep, checks
+    # this frame outlives its return in each child, with its locals: freeing the checks' snapshot there would write
+    # to every page it spans (about 400 more copied pages an evaluation); made first, so that each child finds the
+    # interpreter's spare frame objects as every other child does
+    _KEPT.append(_getframe())
     _OWN[:] = [imports.__dict__, sweep.__dict__, checks.__dict__, globals()]
     _EXACT[:] = [imports.COMPILED]  # what a child runs for the checkout's files
     sys.addaudithook(CHECKS.WATCH)  # first of all: it sees a dependency add a hook of its own
@@ -276,6 +284,10 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     why = why or CHECKS.stray()
     _send(control, f"cold {why}".encode() if why else b"ready")
     if why:
+        _exit(0)
+    # the first child is forked after a sweep, as every later one: one's side effects on the interpreter (the
+    # spare frame objects its exceptions leave) would otherwise tell the first evaluation from the next
+    if SWEEP.sweep(modes, kept) or SWEEP.moved(fingerprint):
         _exit(0)
     while True:
         if CHECKS.WATCH.hooked is not False:
