@@ -125,7 +125,7 @@ class Sandbox:
         filter_fd = seccomp.pipe_of(program) if program is not None else None
         try:
             argv, env, cwd = self.wrap(argv, repo=repo, scratch=scratch, env=env, mounts=mounts, limits=limits,
-                                       seccomp_fd=filter_fd)
+                                       seccomp_fd=filter_fd, as_pid_1=True)
             return spawn(argv, cwd=cwd, env=env, preexec=self.preexec(limits), quiet=True,
                          pass_fds=pass_fds + ((filter_fd,) if filter_fd is not None else ()))
         finally:
@@ -134,11 +134,13 @@ class Sandbox:
 
     def wrap(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str],
              mounts: tuple[Mount, ...] = (), limits: Limits | None = None,
-             seccomp_fd: int | None = None) -> tuple[list[str], dict[str, str], str]:
+             seccomp_fd: int | None = None, as_pid_1: bool = False) -> tuple[list[str], dict[str, str], str]:
         """(argv, environment, working directory) for the process to start.
 
         `scratch` holds what the gate hands in; under bubblewrap it is read-only at /input, and the
         process writes only to /tmp and /scratch, two tmpfs capped at `limits.space_bytes` each.
+        `as_pid_1`: the process is the sandbox's init itself (a warm parent), with no bubblewrap init beside it
+        that an evaluation could take over (it runs as the sandbox's uid) and keep from one evaluation to the next.
         """
         space = str((limits or Limits()).space_bytes)
         gate = str(stage_root() / "gate")
@@ -168,6 +170,8 @@ class Sandbox:
         ]
         if seccomp_fd is not None:
             args += ["--seccomp", str(seccomp_fd)]
+        if as_pid_1:
+            args += ["--as-pid-1"]
         for prefix in _interpreter_dirs(self.python):
             args += ["--ro-bind", prefix, prefix]
         args += [
