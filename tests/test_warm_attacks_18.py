@@ -56,8 +56,6 @@ ADDER_PROPS = ("import adder\n\n\ndef prop_add(p):\n    total = adder.add(2, 3)\
                "    return True if total == 5 else 'wrong sum %r' % total\n")
 
 
-@pytest.mark.xfail(strict=True, reason="the refusing finder of a checkout folder outside its root and src/ hides the "
-                                       "project's module from a dependency's optional import, unnoted")
 def test_a_dependency_s_optional_import_finds_the_project_s_editable_folder_warm_too(tmp_path):
     repo, env = _build(tmp_path, {"p.py": ADDER_PROPS,
                                   "packages/fastadd/src/fast_add.py": "def add(a, b):\n    return a - b\n"},
@@ -109,8 +107,6 @@ PLUGIN_PROPS = ("import adders\n\nadders.load()\n\n\ndef prop_add(p):\n    total
                 "    return True if total == 5 else 'wrong sum %r' % total\n")
 
 
-@pytest.mark.xfail(strict=True, reason="a library dispatching on the type of the checkout folders' finder sees the "
-                                       "refusing finder warm, a FileFinder cold, and finds the project's plugin cold only")
 def test_a_distribution_finder_dispatching_on_the_importer_s_type_sees_the_checkout_warm_too(tmp_path):
     repo, env = _build(tmp_path, {"p.py": PLUGIN_PROPS, "fastadd.py": "def add(a, b):\n    return a - b\n",
                                   "fastadd.egg-info/PKG-INFO": "Metadata-Version: 2.1\nName: fastadd\nVersion: 0.1\n",

@@ -70,24 +70,22 @@ def real(path: str) -> str:
         _os_close(fd)
 
 
-class Asked:
-    """The finder of the repository's folders on sys.path (in sys.path_importer_cache) while the parent imports,
-    with those folders where a cold start has them and sys.meta_path untouched: refuses and notes every name
-    asked for there that the repository provides (an optional `import` a dependency makes, which would run the
-    repository's code in the parent), and notes a listing of their modules (pkgutil's), which finds them cold."""
+class Asked(importlib.machinery.FileFinder):
+    """The finder of one of the repository's folders on sys.path (in sys.path_importer_cache) while the parent
+    imports, with those folders where a cold start has them and sys.meta_path untouched: a FileFinder of the
+    folder, as a cold start has there (a library that dispatches on the finder's type lists the folder, which
+    the watch notes), that refuses and notes every module it would find (an optional `import` a dependency
+    makes, which would run the repository's code in the parent)."""
 
-    def __init__(self, shadowed: set[str]) -> None:
-        self.shadowed, self.asked, self.listed = shadowed, [], False
+    def __init__(self, path: str, asked: list) -> None:
+        super().__init__(path, (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES))
+        self.asked = asked
 
-    def find_spec(self, name, target=None):
-        if _type(name) is _STR and name.split(".")[0] in self.shadowed:
-            self.asked.append(name)
-            raise ModuleNotFoundError(f"{name} is the repository's: not imported in the warm parent")
+    def find_spec(self, fullname, target=None):
+        if super().find_spec(fullname, target) is not None:
+            self.asked.append(fullname)
+            raise ModuleNotFoundError(f"{fullname} is the repository's: not imported in the warm parent")
         return None
-
-    def iter_modules(self, prefix=""):
-        self.listed = True
-        return []
 
 
 class Watch:
@@ -305,12 +303,13 @@ def modules(before: set, shadowed: set[str], real_root: str) -> str:
     return ""
 
 
-def import_system(asked: Asked, path: list[str], real_root: str) -> str:
-    """'' when the import system is as the imports found it, but for finders of folders outside the repository;
-    the finder a dependency made for a folder of the repository is dropped."""
+def import_system(finders: dict, path: list[str], real_root: str) -> str:
+    """'' when the import system is as the imports found it, but for finders of folders outside the repository
+    (`finders`: the parent's own for the repository's folders, which must still be there); the finder a
+    dependency made for a folder of the repository is dropped."""
     cache, now = _SYS.get("path_importer_cache"), _SYS.get("path")
     if _type(cache) is not _DICT or _any(_type(k) is not _STR for k in _list(cache)) or _any(
-            cache.get(folder) is not asked for folder in path if (real(folder) + SEP).startswith(real_root)):
+            cache.get(folder) is not finder for folder, finder in finders.items()):
         return "importing the dependencies rearranged the import system"
     for folder in _list(cache):  # ours, or a finder a dependency made for a folder of the repository
         if (real(folder) + SEP).startswith(real_root):

@@ -115,13 +115,13 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     before = CHECKS.snapshot(*_OWN, exact=_EXACT)
     real_root = CHECKS.real(root) + os.sep
     # the repository's folders stay where a cold start has them, so that a dependency probing the path
-    # (a stat, PathFinder.find_spec) sees what it would see cold; Asked, their finder, refuses importing from them
+    # (a stat, PathFinder.find_spec) sees what it would see cold; Asked, the finder of each, refuses importing there
     sys.path[:] = path
     shadowed = CHECKS.provided(root)
-    asked = CHECKS.Asked(shadowed)
-    for folder in path:  # where the path's search reaches the repository, and only there (sys.meta_path untouched)
-        if (CHECKS.real(folder) + os.sep).startswith(real_root):
-            sys.path_importer_cache[folder] = asked
+    asked: list[str] = []  # what the imports asked for that the repository provides
+    finders = {folder: CHECKS.Asked(folder, asked) for folder in path if (CHECKS.real(folder) + os.sep).startswith(
+        real_root)}  # where the path's search reaches the repository, and only there (sys.meta_path untouched)
+    sys.path_importer_cache.update(finders)
     # the property module as the harness makes it (harness_imports._load: its spec, loader and file), in
     # sys.modules while its first imports run
     try:
@@ -151,16 +151,13 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
         why = "the set-up environment keeps the module that imports it, which the property module is cold"
     if _MODULES.get(name) is importer:
         del _MODULES[name]
-    why = why or CHECKS.import_system(asked, path, real_root)
+    why = why or CHECKS.import_system(finders, path, real_root)
     if why:
         return why, before, collecting
     sys.path[:] = saved
     why = CHECKS.modules(before[0], shadowed, real_root)
-    if asked.asked:
-        why = why or f"the set-up environment asks for {asked.asked[0]}, which the repository provides"
-    if asked.listed:
-        why = why or ("importing the dependencies listed a folder of the checkout (pkgutil, through the finder of "
-                      "the repository's folders: a listing of the import path finds the repository's modules cold)")
+    if asked:
+        why = why or f"the set-up environment asks for {asked[0]}, which the repository provides"
     return why or CHECKS.changed(before, real_root, importer), before, collecting
 
 
