@@ -1,8 +1,10 @@
 """Attacks on the warm start, eighteenth review (after the pre-forked child, main at the harness's top level, the
 parent's own modules dropped, and the repository refused through its folders' finder).
 
-Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does); a strict xfail is an
-attack that succeeds today.
+Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does). Mended since: 1 and
+2 (each folder's finder is a FileFinder of it that refuses what it would find), 3 (the warm parent is the sandbox's
+init, `bwrap --as-pid-1`), 5 (the stand-in keeps the property module's place in sys.modules). Given up, a strict xfail
+(docs/SECURITY.md, what the warm start gives up): 4.
 1. (introduced by the refusal through sys.path_importer_cache) a folder of the checkout on the import path other than
    its root and src/ (an editable install's .pth line, /repo/packages/x/src) gets the refusing finder, which refuses only
    the names of the root and src/ and returns None for the rest, unnoted: a dependency's optional import of the
@@ -349,8 +351,8 @@ def prop_classes(p):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the parent's dropped ctypes and socket stay alive: every child has two copies "
-                                       "of their classes over the same C types")
+@pytest.mark.xfail(strict=True, reason="given up under the warm start: docs/SECURITY.md, 'The warm start', what it "
+                                       "gives up (telling warm from cold)")
 def test_a_property_sees_one_copy_of_the_standard_library_s_classes_warm_too(tmp_path):
     repo, env = _build(tmp_path, {"p.py": SUBCLASSES_PROPS}, {"unused.py": "X = 1\n"})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_classes", [{}])
@@ -364,7 +366,6 @@ ORDER_PROPS = ("import sys\nimport json\nimport colorsys\nimport dep\n\n\ndef pr
                "    return ' '.join(n for n in sys.modules if n in ('colorsys', 'dep') or n.startswith('witness_property'))\n")
 
 
-@pytest.mark.xfail(strict=True, reason="the property's module is added to sys.modules after the warmed dependencies")
 def test_the_property_s_module_comes_before_its_dependencies_in_sys_modules_warm_too(tmp_path):
     repo, env = _build(tmp_path, {"p.py": ORDER_PROPS}, {"dep.py": "X = 1\n"})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_order", [{}])

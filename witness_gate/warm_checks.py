@@ -291,10 +291,11 @@ def plain_modules() -> str:
     return ""
 
 
-def modules(before: set, shadowed: set[str], real_root: str) -> str:
-    """'' when no module the imports added is the repository's (by its name or its file)."""
+def modules(before: set, shadowed: set[str], real_root: str, stand_in) -> str:
+    """'' when no module the imports added is the repository's (by its name or its file), but for the stand-in
+    property module they ran in."""
     for name, module in _list(_MODULES.items()):
-        if name in before or _type(module) is not _MODULE:  # plain_modules passed: INERT's classes
+        if name in before or _type(module) is not _MODULE or module is stand_in:  # plain_modules passed: INERT's
             continue
         file = module.__dict__.get("__file__")  # a plain module's own dict: no __getattr__ runs
         where = real(file) + SEP if _type(file) is _STR else SEP

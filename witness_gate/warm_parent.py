@@ -149,13 +149,13 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     if not why and (CHECKS.held(importer.__dict__, importer)
                     or CHECKS.held(importer, _MODULES, _getframe(), _KEPT)):
         why = "the set-up environment keeps the module that imports it, which the property module is cold"
-    if _MODULES.get(name) is importer:
-        del _MODULES[name]
     why = why or CHECKS.import_system(finders, path, real_root)
     if why:
         return why, before, collecting
     sys.path[:] = saved
-    why = CHECKS.modules(before[0], shadowed, real_root)
+    # the stand-in stays where the property's module goes in sys.modules, before what it imports, as cold: each
+    # child's own property module takes its place there
+    why = CHECKS.modules(before[0], shadowed, real_root, importer)
     if asked:
         why = why or f"the set-up environment asks for {asked[0]}, which the repository provides"
     return why or CHECKS.changed(before, real_root, importer), before, collecting
