@@ -3,9 +3,11 @@
 Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does). Mended since: 1-4
 (the watch's state and the sweep's modes are read by identity and exact type), 7 (the parent drops its own modules),
 8 (main is called at the harness's top level), 9's growth (each child's counts start from the parent's at ready), 10
-(the repository's names are refused through the path importer cache). Given up, as strict xfails (docs/SECURITY.md,
-what the warm start gives up): 5 and 6 (a dependency that reaches for the checks' own state), 9's cold counts. KEY marks a regression (failing every cold evaluation) made `pass` warm with no note, signed with
-the evaluation's own key, which a dependency took in the warm parent or in a child before the harness read it.
+(the repository's names are refused through the path importer cache), 6 (each child clears the profile and trace
+functions while it waits for its request, before it has one). Given up, as strict xfails (docs/SECURITY.md, what the
+warm start gives up): 5 (a dependency that reaches for the checks' own snapshot), 9's cold counts.
+KEY marks a regression (failing every cold evaluation) made `pass` warm with no note, signed with the evaluation's own
+key, which a dependency took in the warm parent or in a child before the harness read it.
 1. KEY: warm_checks.WATCH refuses sys.addaudithook in the parent by comparing the pid with its own `parent`
    attribute: a dependency sets it to -1, adds review 5's key thief, and clears `hooked` and `seen` (review 14);
 2. KEY: WATCH.hooked, asked by the parent before every fork, is any object a dependency puts there: its __bool__
@@ -303,7 +305,6 @@ _add(_queued, None)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="given up under the warm start: docs/SECURITY.md, 'The warm start', what it gives up (dependencies run before the key is read)")
 def test_a_pending_call_cannot_set_a_c_profile_after_the_parent_cleared_it(tmp_path):
     repo, env = _build(tmp_path, {"p.py": REGRESSION_PROPS.format(dep="pending")}, {"pending.py": AFTER_THE_CLEARING})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}])
@@ -325,7 +326,6 @@ _add(_queued, None)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="given up under the warm start: docs/SECURITY.md, 'The warm start', what it gives up (dependencies run before the key is read)")
 def test_a_pending_call_named_as_the_gate_s_code_is_seen_by_the_gate_s_trace_function(tmp_path):
     repo, env = _build(tmp_path, {"p.py": REGRESSION_PROPS.format(dep="pending")}, {"pending.py": NAMED_AS_THE_GATE})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}])

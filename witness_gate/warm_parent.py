@@ -161,23 +161,34 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     return why or CHECKS.changed(before, real_root, importer), before, collecting
 
 
-def _become_the_harness(fds: list[int], cpu: int, control: int, root: str, mask) -> None:
-    """In the child: the descriptors, session, limits, signal mask and working directory of a cold start (its
-    argv is set once, in serve); nothing of the parent's channel, `control`. Garbage collection comes back
-    once the key is read (_collecting_after): no finalizer of a dependency's runs before."""
-    _setprofile(None)  # a profile or trace function set through the C API, with no object final() could see
+def _waiting(control: int, took_w: int, root: str) -> None:
+    """In the child forked ahead of its request, before it: what becoming the harness takes that no request
+    decides, done while the gate still writes the fixture — the descriptors of a cold start but the gate's socket
+    and the pipe to the parent, its working directory and session, no profile or trace function (one set through
+    the C API has no object final() could see). Garbage collection comes back once the key is read
+    (_collecting_after): no finalizer of a dependency's runs before."""
+    _setprofile(None)
     _settrace(None)
-    _sigmask(_SIG_SETMASK, mask)  # signals sent to the parent stay pending there: a child has none
     _gc_unfreeze()
+    low, high = (control, took_w) if control < took_w else (took_w, control)
+    _closerange(3, low)
+    _closerange(low + 1, high)
+    _closerange(high + 1, ALL_FDS)
+    _chdir(root)  # where the harness was started: a dependency's chdir in the parent does not move the property
+    _setsid()
+    _prctl(PR_SET_PDEATHSIG, 9)  # as bubblewrap's --die-with-parent leaves a cold harness
+    _prctl(PR_SET_CHILD_SUBREAPER, 0)
+
+
+def _become_the_harness(fds: list[int], cpu: int, control: int, mask) -> None:
+    """In the child, once it has its request: the descriptors, signal mask, dumpability and CPU limit of a cold
+    start (its argv is set once, in serve); nothing of the parent's channel, `control`, or of the pipe to it."""
+    _sigmask(_SIG_SETMASK, mask)  # signals sent to the parent stay pending there: a child has none
     _close(control)
     for target, fd in _enumerate(fds):
         _dup2(fd, target)
     _closerange(3, ALL_FDS)
-    _chdir(root)  # where the harness was started: a dependency's chdir in the parent does not move the property
-    _setsid()
-    _prctl(PR_SET_PDEATHSIG, 9)  # as bubblewrap's --die-with-parent leaves a cold harness
-    _prctl(PR_SET_DUMPABLE, 1)
-    _prctl(PR_SET_CHILD_SUBREAPER, 0)
+    _prctl(PR_SET_DUMPABLE, 1)  # only now: until its request nothing of the sandbox may trace it
     _setrlimit(_RLIMIT_CPU, (cpu, cpu))  # counted from this fork, as from a fresh process
 
 
@@ -197,25 +208,32 @@ def _collecting_after(read, collecting: bool):
     return read_then_collect
 
 
-def _arranger(use, hook, plan: tuple):
-    """The harness's `arrange` for a child: the import path read before the imports, a repository hook of its own."""
+def _arranger(use, hook, plan: tuple, root: str):
+    """The harness's `arrange` for a child, made while it waits for its request: the import path read before the
+    imports, made the child's now, with a repository hook of its own; `arrange` gives the .pth lines not followed."""
+    skipped = use(root, (_list(plan[0]), _list(plan[1]), hook(root)))
+
     def arrange(root: str, environment: str) -> list[str]:
-        return use(root, (_list(plan[0]), _list(plan[1]), hook(root)))
+        return skipped
 
     return arrange
 
 
-def _taken(control, control_fd: int, took_r: int, took_w: int, root: str, mask, arguments: dict) -> dict:
-    """In the child forked ahead of a request: take it, tell the parent so, become the harness and hand back
-    `arguments`; whatever fails here ends this child alone, with no verdict and none of the parent's teardown."""
+def _taken(control, control_fd: int, took_r: int, took_w: int, root: str, mask, arguments) -> dict:
+    """In the child forked ahead of a request: get ready (`arguments()` makes main's arguments), take the request,
+    tell the parent so, become the harness and hand them back; whatever fails here ends this child alone, with no
+    verdict and none of the parent's teardown."""
     try:
         _close(took_r)
+        _waiting(control_fd, took_w, root)
+        made = arguments()
         request = _request(control)
         if request is not None:
             _write(took_w, b"!")  # the parent answers for this request once this process has ended
+            _close(took_w)
             cpu, fds = request
-            _become_the_harness(fds, cpu, control_fd, root, mask)
-            return arguments
+            _become_the_harness(fds, cpu, control_fd, mask)
+            return made
     except BaseException:  # noqa: BLE001 - see above
         pass
     _exit(70)
@@ -294,8 +312,8 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
         took_r, took_w = _pipe()
         pid = _fork()
         if pid == 0:  # main's arguments, for the harness to call it at its top level, as deep as a cold start
-            return _taken(control, control_fd, took_r, took_w, root, mask, _DICT(
-                settings=_DICT(settings), arrange=_arranger(use_path, repository_hook, plan),
+            return _taken(control, control_fd, took_r, took_w, root, mask, lambda: _DICT(
+                settings=_DICT(settings), arrange=_arranger(use_path, repository_hook, plan, root),
                 read=_collecting_after(read_key, collecting)))
         _close(took_w)
         status = _waitpid(pid, 0)[1]
