@@ -6,7 +6,8 @@
   bound at /env as the set-up's output is), through a shrink and 12 replays, against one import plus the
   sum of the property's own times in-process;
 - 12 replays of one witness run in parallel against the same replays one after another: the example's
-  witness (milliseconds) and a property that spends 0.1 s of CPU.
+  witness (milliseconds; the median of 15 rounds of each, taken in turn) and a property that spends 0.1 s of
+  CPU (3 rounds).
 
 Each figure is a ratio against a baseline measured in the same run; `series` keeps the cumulative cost
 after each evaluation of the import-heavy attempt, for the plot in docs/PERFORMANCE.md.
@@ -171,13 +172,15 @@ def busy_checkout() -> Path:
     return stage_directory(source)
 
 
-def replays(checkout: Path, selector: str, witness, runs: int) -> dict[str, tuple[float, float]]:
-    """(one after another, in parallel) seconds for `runs` replays of the witness, per start."""
+def replays(checkout: Path, selector: str, witness, runs: int, rounds: int) -> dict[str, tuple[float, float]]:
+    """(one after another, in parallel) seconds for `runs` replays of the witness, per start: the medians of
+    `rounds` of each, taken in turn on the same two runners (a series of quick replays takes tens of
+    milliseconds, which one sample of each measures no better than the machine's noise)."""
     cores = os.cpu_count() or 1
     policy = Policy(runs=runs, timeout_seconds=20)
     figures = {}
     for start in STARTS:
-        walls = []
+        evaluators = []
         for parallel in (1, cores):
             evaluate = runner(checkout, selector, start, parallel=parallel)
             evaluate(witness)  # the series as a shrink leaves it: its warm parent, and the spares it started
@@ -186,11 +189,16 @@ def replays(checkout: Path, selector: str, witness, runs: int) -> dict[str, tupl
                 series.spare(parallel - 1)  # what the example's own shrink does, long enough to pay for them
             for spare in getattr(series, "_spares", []):
                 spare.join()
-            began = time.perf_counter()
-            replay_frozen(witness, witness, "-", evaluate, policy)
-            walls.append(time.perf_counter() - began)
+            evaluators.append(evaluate)
+        walls: list[list[float]] = [[], []]
+        for _ in range(rounds):
+            for wall, evaluate in zip(walls, evaluators):
+                began = time.perf_counter()
+                replay_frozen(witness, witness, "-", evaluate, policy)
+                wall.append(time.perf_counter() - began)
+        for evaluate in evaluators:
             closed(evaluate)
-        figures[start] = (walls[0], walls[1])
+        figures[start] = (statistics.median(walls[0]), statistics.median(walls[1]))
     return figures
 
 
@@ -208,11 +216,13 @@ def report(checkout: Path, payload, own_each: float, repeats: int) -> dict:
         print(f"{start:<6} {wall:>10.3f} {count:>6} {baseline:>15.3f} {wall / baseline:>7.2f}")
     busy = busy_checkout()
     parallel = {f"{start} {what}": figures for what, found in (
-        ("example", replays(checkout, EXAMPLE, witness, 12)),
-        ("0.1 s", replays(busy, "props.py::prop_busy", {"seconds": 0.1}, 12))) for start, figures in found.items()}
+        ("example", replays(checkout, EXAMPLE, witness, 12, 1 if repeats == 1 else 15)),
+        ("0.1 s", replays(busy, "props.py::prop_busy", {"seconds": 0.1}, 12, 1 if repeats == 1 else 3)))
+        for start, figures in found.items()}
     shutil.rmtree(busy, ignore_errors=True)
     cores = os.cpu_count() or 1
-    print(f"\n{'start and property':<19} {'12 replays 1 at a time s':>25} {f'{cores} at a time s':>16} {'ratio':>7}")
+    print(f"\n{'start and property':<19} {'12 replays 1 at a time s':>25} {f'{cores} at a time s':>16} {'ratio':>7}"
+          "   (medians of rounds taken in turn)")
     for start, (serial, wide) in parallel.items():
         print(f"{start:<19} {serial:>25.3f} {wide:>16.3f} {wide / serial:>7.2f}")
     print("\nevaluations -> cumulative seconds (300 ms import)")
