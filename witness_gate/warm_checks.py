@@ -23,6 +23,7 @@ import random
 import signal
 import sys
 import types
+import weakref
 
 _FUNCTION, _MODULE, _STR, _LIST, _DICT, _INT = type(lambda: None), type(sys), str, list, dict, int
 _METHOD = types.MethodType
@@ -43,6 +44,7 @@ _SIGNALS, _getsignal = tuple(signal.valid_signals()), _signal_module.getsignal
 _SYSCALL = ctypes.CDLL(None, use_errno=True).syscall
 _BUILTINS = builtins.__dict__
 _len, _type, _list, _tuple, _set, _any, _zip = len, type, list, tuple, set, any, zip
+_weakrefcount = weakref.getweakrefcount
 
 
 def provided(root: str) -> set[str]:
@@ -304,20 +306,29 @@ def modules(before: set, shadowed: set[str], real_root: str, stand_in) -> str:
     return ""
 
 
-def import_system(finders: dict, path: list[str], real_root: str) -> str:
+def import_system(finders: dict, path: list[str], real_root: str, root: str) -> str:
     """'' when the import system is as the imports found it, but for finders of folders outside the repository
     (`finders`: the parent's own for the repository's folders, which must still be there); the finder a
-    dependency made for a folder of the repository is dropped."""
+    dependency made for a folder of the repository is dropped, here, where the gate's trace function sees any
+    finalizer it has run, and so is every one a child would drop (harness_imports.use_path, by the name's text:
+    a relative one, or one under `root`), which would otherwise be freed in each child before its key is read."""
     cache, now = _SYS.get("path_importer_cache"), _SYS.get("path")
     if _type(cache) is not _DICT or _any(_type(k) is not _STR for k in _list(cache)) or _any(
             cache.get(folder) is not finder for folder, finder in finders.items()):
         return "importing the dependencies rearranged the import system"
     for folder in _list(cache):  # ours, or a finder a dependency made for a folder of the repository
-        if (real(folder) + SEP).startswith(real_root):
+        if (real(folder) + SEP).startswith(real_root) or not folder.startswith(SEP) \
+                or (folder + SEP).startswith(root + SEP):
             del cache[folder]
     if _type(now) is not _LIST or _any(_type(p) is not _STR for p in now) or now != path:
         return "importing the dependencies changed sys.path"  # each child takes the path read before the imports
     return ""
+
+
+def weakly_held(thing) -> bool:
+    """Whether a weak reference to `thing` (the stand-in property module) exists: a library that keeps its
+    importer in a WeakSet would later find the stand-in, where cold it finds the property's module."""
+    return _weakrefcount(thing) != 0
 
 
 def held(thing, *ours) -> bool:
@@ -345,6 +356,9 @@ def changed(before: tuple, real_root: str, stand_in) -> str:
         return why
     if _shared_writable():
         return "importing the dependencies mapped memory every evaluation would share"
+    mapped = _mapped_from(real_root)
+    if mapped:  # a native library of the checkout, loaded through ctypes: its constructors ran here
+        return f"the set-up environment loaded the repository's {mapped}"
     if _SYSCALL(CLOSE_RANGE, ALL_FDS, ALL_FDS, 0) != 0:  # else each child would close 2**31 numbers one by one
         return "importing the dependencies left close_range refused"
     return ""
@@ -408,6 +422,22 @@ def _repository_code(real_root: str, stand_in) -> str:
             places[name] = not name.startswith("<") and (real(name) + SEP).startswith(real_root)
         if places[name]:
             return name
+    return ""
+
+
+def _mapped_from(real_root: str) -> str:
+    """The first file of the checkout mapped into this process (a shared library loaded from it), or ''."""
+    fd, chunks = _os_open("/proc/self/maps", _O_RDONLY), []
+    try:
+        while chunk := _os_read(fd, 1 << 16):
+            chunks.append(chunk)
+    finally:
+        _os_close(fd)
+    root = real_root.encode("utf-8", "surrogateescape")  # str's and bytes' own methods: os.fsencode is Python's
+    for line in b"".join(chunks).split(b"\n"):
+        fields = line.split(maxsplit=5)
+        if _len(fields) == 6 and (fields[5] + b"/").startswith(root):
+            return fields[5].decode("utf-8", "surrogateescape")
     return ""
 
 

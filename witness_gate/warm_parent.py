@@ -147,9 +147,9 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     CHECKS.WATCH.on = False
     _KEPT.append(importer)  # never freed here: a finalizer a dependency tied to its importer never runs, as cold
     if not why and (CHECKS.held(importer.__dict__, importer)
-                    or CHECKS.held(importer, _MODULES, _getframe(), _KEPT)):
+                    or CHECKS.held(importer, _MODULES, _getframe(), _KEPT) or CHECKS.weakly_held(importer)):
         why = "the set-up environment keeps the module that imports it, which the property module is cold"
-    why = why or CHECKS.import_system(finders, path, real_root)
+    why = why or CHECKS.import_system(finders, path, real_root, root)
     if why:
         return why, before, collecting
     sys.path[:] = saved
@@ -217,6 +217,15 @@ def _arranger(use, hook, plan: tuple, root: str):
         return skipped
 
     return arrange
+
+
+def _reap_until(pid: int) -> int:
+    """The wait status of `pid`, reaping every other process that ends meanwhile: the sandbox's init, as
+    bubblewrap's is for a cold start, so an orphan the evaluation left that died is gone, not a zombie."""
+    while True:
+        reaped, status = _waitpid(-1, 0)
+        if reaped == pid:
+            return status
 
 
 def _taken(control, control_fd: int, took_r: int, took_w: int, root: str, mask, arguments) -> dict:
@@ -316,7 +325,7 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
                 settings=_DICT(settings), arrange=_arranger(use_path, repository_hook, plan, root),
                 read=_collecting_after(read_key, collecting)))
         _close(took_w)
-        status = _waitpid(pid, 0)[1]
+        status = _reap_until(pid)
         took = _read(took_r, 1)
         _close(took_r)
         if not took:  # the child ended before it took a request: the parent takes it, and answers for it
