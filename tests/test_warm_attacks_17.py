@@ -35,7 +35,7 @@ key, which a dependency took in the warm parent or in a child before the harness
 import pytest
 
 from witness_gate.sandbox import bwrap_works
-from warmcases import KEY_THIEF, STEAL
+from warmcases import FDS_THIEF, KEY_THIEF, STEAL
 from warmcases import build as _build, rows as _rows, warm_and_cold as _warm_and_cold
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
@@ -57,22 +57,6 @@ def _find(name={name!r}):
     return None
 '''
 
-
-# a profile function that, in a forked child, sees _become_the_harness called with `fds` (fds[0]: the key's pipe)
-FDS_THIEF = r'''
-import os as _os
-
-
-def _profile(frame, event, arg):
-    if event == "call" and frame.f_code.co_name == "_become_the_harness":
-        fds = frame.f_locals["fds"]
-        key = _os.read(fds[0], 256).split(b"\n")[0].strip()
-        import _hashlib
-        body = b"pass - "
-        _os.write(fds[1], b"\nwitness-verdict " + body + b" " + _hashlib.hmac_digest(key, body, "sha256").hex().encode()
-                  + b"\n")
-        _os._exit(0)
-'''
 
 # the gate's own objects, found from the import's frames: warm_checks (CHECKS), its WATCH and STRAY
 GATE_OBJECTS = _frame("warm_imports") + r'''

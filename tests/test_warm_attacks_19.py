@@ -26,30 +26,12 @@ the evaluation's own key, no note.
 import pytest
 
 from witness_gate.sandbox import bwrap_works
-from warmcases import STEAL as _STEAL
+from warmcases import FDS_THIEF, STEAL as _STEAL
 from warmcases import build as _build, warm_and_cold as _warm_and_cold
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
 
 REGRESSION_PROPS = "import {dep}\n\n\ndef prop_regression(p):\n    return 'regression'\n"
-
-# a profile function that, in a forked child, sees _become_the_harness called with `fds` (fds[0]: the key's pipe)
-# (review 17's)
-FDS_THIEF = r'''
-import os as _os
-
-
-def _profile(frame, event, arg):
-    if event == "call" and frame.f_code.co_name == "_become_the_harness":
-        fds = frame.f_locals["fds"]
-        key = _os.read(fds[0], 256).split(b"\n")[0].strip()
-        import _hashlib
-        body = b"pass - "
-        _os.write(fds[1], b"\nwitness-verdict " + body + b" " + _hashlib.hmac_digest(key, body, "sha256").hex().encode()
-                  + b"\n")
-        _os._exit(0)
-'''
-
 
 # --- 1. init reaps: an orphan that exited is gone cold (bubblewrap's init waits for every child), a zombie warm -----
 
@@ -245,24 +227,17 @@ FASTLIB = "import ctypes\nimport os\n\n_LIB = ctypes.CDLL(os.path.join(os.getcwd
 
 
 def _build_native(tmp_path, repo_files: dict, env_files: dict, c_source: str):
+    """The checkout with native/libfast.so compiled from `c_source` in it, and the environment."""
     import subprocess
 
-    from witness_gate.sandbox import stage_directory
-
-    staged = []
-    for name, files in (("repo", repo_files), ("env", env_files)):
-        base = tmp_path / name
-        base.mkdir()
-        for relpath, text in files.items():
-            (base / relpath).parent.mkdir(parents=True, exist_ok=True)
-            (base / relpath).write_text(text)
+    def compile_into(name, base):
         if name == "repo":
             (base / "native").mkdir(exist_ok=True)
             (tmp_path / "fast.c").write_text(c_source)
             subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(base / "native" / "libfast.so"),
                             str(tmp_path / "fast.c"), "-lpthread"], check=True)
-        staged.append(stage_directory(base))
-    return staged
+
+    return _build(tmp_path, repo_files, env_files, before_staging=compile_into)
 
 
 def test_the_repository_s_native_code_never_runs_in_the_parent(tmp_path):

@@ -5,8 +5,9 @@ from witness_gate.runner import PropertyRunner
 from witness_gate.sandbox import Sandbox, stage_directory
 
 
-def build(tmp_path, repo_files: dict, env_files: dict):
-    """A staged checkout and a staged set-up environment from {relpath: text}."""
+def build(tmp_path, repo_files: dict, env_files: dict, before_staging=None):
+    """A staged checkout and a staged set-up environment from {relpath: text}; `before_staging(name, folder)`, when
+    given, adds what text cannot be (a compiled library) to "repo" or "env" before it is staged."""
     staged = []
     for name, files in (("repo", repo_files), ("env", env_files)):
         base = tmp_path / name
@@ -14,6 +15,8 @@ def build(tmp_path, repo_files: dict, env_files: dict):
         for relpath, text in files.items():
             (base / relpath).parent.mkdir(parents=True, exist_ok=True)
             (base / relpath).write_text(text)
+        if before_staging is not None:
+            before_staging(name, base)
         staged.append(stage_directory(base))
     return staged
 
@@ -56,3 +59,20 @@ def _hook(event, args):
         _steal()
 '''
 KEY_THIEF_MODULE = KEY_THIEF + "\n\nimport sys\n\nsys.addaudithook(_hook)\n"  # a dependency that adds it when imported
+
+# a profile function that, in a forked child, sees _become_the_harness called with `fds` (fds[0]: the key's pipe)
+# and signs a pass with the key read from it (reviews 17 and 19)
+FDS_THIEF = r'''
+import os as _os
+
+
+def _profile(frame, event, arg):
+    if event == "call" and frame.f_code.co_name == "_become_the_harness":
+        fds = frame.f_locals["fds"]
+        key = _os.read(fds[0], 256).split(b"\n")[0].strip()
+        import _hashlib
+        body = b"pass - "
+        _os.write(fds[1], b"\nwitness-verdict " + body + b" " + _hashlib.hmac_digest(key, body, "sha256").hex().encode()
+                  + b"\n")
+        _os._exit(0)
+'''
