@@ -26,7 +26,7 @@ the evaluation's own key, no note.
 import pytest
 
 from witness_gate.sandbox import bwrap_works
-from warmcases import FDS_THIEF, STEAL as _STEAL
+from warmcases import CHECK_SUM_PROPS, FAST_AGENT, NATIVE_CHILD_C, FDS_THIEF, build_native
 from warmcases import build as _build, warm_and_cold as _warm_and_cold
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
@@ -163,21 +163,10 @@ def failing():
                 failed.append(name)
     return failed
 '''
-REGISTRY_PROPS = r'''import registry
-
-
-def check_sum():
-    return 1 + 1 == 3  # the regression
-
-
-def prop_checks(p):
-    failed = registry.failing()
-    return "failed " + " ".join(failed) if failed else True
-'''
 
 
 def test_a_library_that_weakly_keeps_its_importer_sees_the_property_s_module_warm_too(tmp_path):
-    repo, env = _build(tmp_path, {"p.py": REGISTRY_PROPS}, {"registry.py": REGISTRY})
+    repo, env = _build(tmp_path, {"p.py": CHECK_SUM_PROPS}, {"registry.py": REGISTRY})
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_checks", [{}, {}])
     assert cold == [("fail", "failed check_sum")] * 2, cold
     assert warm == cold, (warm, note)
@@ -190,58 +179,17 @@ def test_a_library_that_weakly_keeps_its_importer_sees_the_property_s_module_war
 # there; the hook takes the key from fd 0 at _become_the_harness's setrlimit, after the dup2 of the key's pipe
 FAST_C = r'''
 #include <pthread.h>
-extern int PyRun_SimpleString(const char *);
-extern int PyGILState_Ensure(void);
-extern void PyGILState_Release(int);
-
-static void child(void) {
-    int state = PyGILState_Ensure();
-    PyRun_SimpleString("exec(open('/repo/native/agent.txt').read())");
-    PyGILState_Release(state);
-}
-
+''' + NATIVE_CHILD_C + r'''
 __attribute__((constructor)) static void init(void) { pthread_atfork(0, 0, child); }
 
 int fast_add(int a, int b) { return a + b; }
-'''
-FAST_AGENT = _STEAL + r'''
-import os as _o
-import select as _select
-import stat as _stat
-import sys as _sys
-
-
-def _hook(event, args):
-    if event == "resource.setrlimit":
-        try:
-            if _select.select([0], [], [], 0)[0] and _stat.S_ISFIFO(_o.fstat(0).st_mode):
-                _steal()
-        except OSError:
-            pass
-
-
-_sys.addaudithook(_hook)
 '''
 # the binding in the set-up's environment: the project's core, where the checkout built it
 FASTLIB = "import ctypes\nimport os\n\n_LIB = ctypes.CDLL(os.path.join(os.getcwd(), 'native', 'libfast.so'))\n"
 
 
-def _build_native(tmp_path, repo_files: dict, env_files: dict, c_source: str):
-    """The checkout with native/libfast.so compiled from `c_source` in it, and the environment."""
-    import subprocess
-
-    def compile_into(name, base):
-        if name == "repo":
-            (base / "native").mkdir(exist_ok=True)
-            (tmp_path / "fast.c").write_text(c_source)
-            subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(base / "native" / "libfast.so"),
-                            str(tmp_path / "fast.c"), "-lpthread"], check=True)
-
-    return _build(tmp_path, repo_files, env_files, before_staging=compile_into)
-
-
 def test_the_repository_s_native_code_never_runs_in_the_parent(tmp_path):
-    repo, env = _build_native(tmp_path, {"p.py": REGRESSION_PROPS.format(dep="fastlib"),
+    repo, env = build_native(tmp_path, {"p.py": REGRESSION_PROPS.format(dep="fastlib"),
                                          "native/agent.txt": FAST_AGENT},
                               {"fastlib.py": FASTLIB}, FAST_C)
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_regression", [{}, {}])

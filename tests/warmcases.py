@@ -76,3 +76,65 @@ def _profile(frame, event, arg):
                   + b"\n")
         _os._exit(0)
 '''
+
+
+def build_native(tmp_path, repo_files: dict, env_files: dict, c_source: str):
+    """The checkout with native/libfast.so compiled from `c_source` in it, and the environment."""
+    import subprocess
+
+    def compile_into(name, base):
+        if name == "repo":
+            (base / "native").mkdir(exist_ok=True)
+            (tmp_path / "fast.c").write_text(c_source)
+            subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(base / "native" / "libfast.so"),
+                            str(tmp_path / "fast.c"), "-lpthread"], check=True)
+
+    return build(tmp_path, repo_files, env_files, before_staging=compile_into)
+
+
+# the agent the repository's native library runs in each child (reviews 19 and 20): an audit hook that takes the
+# key from fd 0 at _become_the_harness's setrlimit, after the dup2 of the key's pipe, and signs a pass
+FAST_AGENT = STEAL + r'''
+import os as _o
+import select as _select
+import stat as _stat
+import sys as _sys
+
+
+def _hook(event, args):
+    if event == "resource.setrlimit":
+        try:
+            if _select.select([0], [], [], 0)[0] and _stat.S_ISFIFO(_o.fstat(0).st_mode):
+                _steal()
+        except OSError:
+            pass
+
+
+_sys.addaudithook(_hook)
+'''
+
+# a property whose module defines a failing check, for a library that runs its importer's check_* functions
+CHECK_SUM_PROPS = r'''import registry
+
+
+def check_sum():
+    return 1 + 1 == 3  # the regression
+
+
+def prop_checks(p):
+    failed = registry.failing()
+    return "failed " + " ".join(failed) if failed else True
+'''
+
+
+# the repository's native library's at-fork child handler (reviews 19 and 20): runs the agent the checkout holds
+NATIVE_CHILD_C = r'''extern int PyRun_SimpleString(const char *);
+extern int PyGILState_Ensure(void);
+extern void PyGILState_Release(int);
+
+static void child(void) {
+    int state = PyGILState_Ensure();
+    PyRun_SimpleString("exec(open('/repo/native/agent.txt').read())");
+    PyGILState_Release(state);
+}
+'''

@@ -28,6 +28,9 @@ import weakref
 _FUNCTION, _MODULE, _STR, _LIST, _DICT, _INT = type(lambda: None), type(sys), str, list, dict, int
 _METHOD = types.MethodType
 _FILL_CACHE = importlib.machinery.FileFinder._fill_cache.__code__  # the import system listing a folder
+# importlib.metadata listing a folder of the path for distributions (a library reading its own version when
+# imported): told by its standard library file and name, since the module may not be imported yet
+_METADATA_LISTING = ("children", os.path.join(os.path.dirname(importlib.machinery.__file__), "metadata", "__init__.py"))
 # names typing puts in sys.modules that are classes, not modules: never looked at, never run
 INERT = frozenset({"typing.io", "typing.re"})
 CLOSE_RANGE = 436  # the same number on x86_64 and aarch64
@@ -121,12 +124,15 @@ class Watch:
         if kind is str or kind is bytes:
             where = real(os.fsdecode(args[0])) + SEP  # relative: the working directory, /repo
             return f"read the repository's {os.fsdecode(args[0])}" if where.startswith(self.real_root) else ""
-        if event in ("os.listdir", "os.scandir") and _caller(3) is not _FILL_CACHE:
+        if event in ("os.listdir", "os.scandir") and not _listing_of_the_path(_caller(3)):
             folder = args[0] if args else None  # None: the working directory, the checkout
             kind = _type(folder)
             if (kind is str or kind is bytes) and not (real(os.fsdecode(folder)) + SEP).startswith(self.real_root):
                 return ""  # a folder of its own (a package finding its plugins): no file of the checkout in it
             return "listed a folder of the checkout (a scan of the import path finds the repository's files only cold)"
+        if event == "ctypes.dlopen" and _type(args[0]) is _STR and SEP in args[0] and (
+                real(args[0]) + SEP).startswith(self.real_root):  # its constructors run as it loads
+            return f"loaded the repository's {args[0]} through ctypes"
         if event in ("ctypes.dlsym", "ctypes.dlsym/handle") and _type(args[1]) is str and args[1].startswith(
                 ("Py", "_Py")):  # a pending call, a profile function, an interrupt: none of them a check sees
             return f"reached for the interpreter's {args[1]} through ctypes"
@@ -178,6 +184,14 @@ STRAY = Stray()
 def stray() -> str:
     """Asked as soon as the imports are done (a pending call runs at once) and last."""
     return f"the set-up environment's code ran after its imports ({STRAY.ran})" if STRAY.ran else ""
+
+
+def _listing_of_the_path(code) -> bool:
+    """Whether `code` lists a folder as a scan of the import path that finds the same warm and cold does (the
+    checkout is read-only, and what a listing leads to, an import or a read of its files, is judged on its own):
+    the import system's, or importlib.metadata's looking for distributions."""
+    return code is _FILL_CACHE or (code is not None and code.co_name == _METADATA_LISTING[0]
+                                   and code.co_filename == _METADATA_LISTING[1])
 
 
 def _caller(depth: int):
@@ -293,10 +307,12 @@ def plain_modules() -> str:
     return ""
 
 
-def modules(before: set, shadowed: set[str], real_root: str, stand_in) -> str:
+def modules(before: set, shadowed: set[str], real_root: str, stand_in, its_name: str) -> str:
     """'' when no module the imports added is the repository's (by its name or its file), but for the stand-in
-    property module they ran in."""
+    property module they ran in, under its own name only."""
     for name, module in _list(_MODULES.items()):
+        if module is stand_in and name != its_name:  # a library that keeps its importer under a name of its own
+            return "the set-up environment keeps the module that imports it, which the property module is cold"
         if name in before or _type(module) is not _MODULE or module is stand_in:  # plain_modules passed: INERT's
             continue
         file = module.__dict__.get("__file__")  # a plain module's own dict: no __getattr__ runs
@@ -322,6 +338,16 @@ def import_system(finders: dict, path: list[str], real_root: str, root: str) -> 
             del cache[folder]
     if _type(now) is not _LIST or _any(_type(p) is not _STR for p in now) or now != path:
         return "importing the dependencies changed sys.path"  # each child takes the path read before the imports
+    return ""
+
+
+def set_in(stand_in, made: set, bound: set) -> str:
+    """A name in the stand-in's namespace that neither making it (`made`), running code in it (`__builtins__`)
+    nor the import statements (`bound`) put there ('' when none): a library that sets a name in the module that
+    imports it would set it in the property's module cold, and the stand-in is not that module."""
+    for name in _list(stand_in.__dict__):
+        if _type(name) is not _STR or not (name in made or name in bound or name == "__builtins__"):
+            return name if _type(name) is _STR else "?"
     return ""
 
 

@@ -129,6 +129,7 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     except ImportError:
         return "the property's file is not a Python module", before, _gc_isenabled()
     name = importer.__spec__.name
+    made = set(importer.__dict__)
     _MODULES[name] = importer
     CHECKS.WATCH.real_root, CHECKS.WATCH.on = real_root, True
     for wanted in names:  # in the order the property's module imports them
@@ -149,13 +150,17 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     if not why and (CHECKS.held(importer.__dict__, importer)
                     or CHECKS.held(importer, _MODULES, _getframe(), _KEPT) or CHECKS.weakly_held(importer)):
         why = "the set-up environment keeps the module that imports it, which the property module is cold"
+    bound = {n.partition(">")[2] or n.split(".")[0] for n in names}  # what `import a.b` and `from a import b` bind
+    extra = "" if why else CHECKS.set_in(importer, made, bound)
+    if extra:
+        why = f"the set-up environment set {extra} in the module that imports it, which the property module is cold"
     why = why or CHECKS.import_system(finders, path, real_root, root)
     if why:
         return why, before, collecting
     sys.path[:] = saved
     # the stand-in stays where the property's module goes in sys.modules, before what it imports, as cold: each
     # child's own property module takes its place there
-    why = CHECKS.modules(before[0], shadowed, real_root, importer)
+    why = CHECKS.modules(before[0], shadowed, real_root, importer, name)
     if asked:
         why = why or f"the set-up environment asks for {asked[0]}, which the repository provides"
     return why or CHECKS.changed(before, real_root, importer), before, collecting
