@@ -14,23 +14,11 @@ Mended: the parent compiles only files in ASCII for its children (harness_import
 import pytest
 
 from witness_gate.sandbox import bwrap_works
+from warmcases import KEEP_COMPAT
 from warmcases import build as _build, warm_and_cold as _warm_and_cold
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
 
-KEEP_COMPAT = r'''
-import unicodedata
-
-_normalize = unicodedata.normalize
-
-
-def normalize(form, text):
-    """Compatibility folding loses the ligatures and full-width forms we typeset: keep them."""
-    return _normalize({"NFKC": "NFC", "NFKD": "NFD"}.get(form, form), text)
-
-
-unicodedata.normalize = normalize
-'''
 
 FULLWIDTH_PROPS = "import typeset\nimport checks\n\n\ndef prop_regression(p):\n    return checks.check(p)\n"
 FULLWIDTH_IMPL = "def check(p):\n    ok = 'regression'\n    \uff4f\uff4b = True\n    return ok\n"

@@ -138,3 +138,19 @@ static void child(void) {
     PyGILState_Release(state);
 }
 '''
+
+
+# review 16's text library: it keeps compatibility characters by folding identifiers NFC, not NFKC
+KEEP_COMPAT = r'''
+import unicodedata
+
+_normalize = unicodedata.normalize
+
+
+def normalize(form, text):
+    """Compatibility folding loses the ligatures and full-width forms we typeset: keep them."""
+    return _normalize({"NFKC": "NFC", "NFKD": "NFD"}.get(form, form), text)
+
+
+unicodedata.normalize = normalize
+'''

@@ -14,7 +14,9 @@ import sys
 
 GATE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # holds this package's staged copy
 
-COMPILED: dict[str, tuple[bytes, object, tuple]] = {}  # path -> (source, code, its compile's conditions)
+# path -> (source, code, its compile's conditions, whether it was compiled when a cold start compiles it: the
+# property's own file, compiled before any dependency ran, as a cold harness compiles it before running it)
+COMPILED: dict[str, tuple[bytes, object, tuple, bool]] = {}
 MAX_COMPILED_BYTES = 256 << 10  # a file: a larger one's compile leaves more garbage than it saves
 MAX_COMPILED_TOTAL = 4 << 20  # in all: every evaluation forked from the warm parent carries them
 HEADROOM = 64  # frames a cached file's compile may need: deeper than that, or than the caller has, compiles anew
@@ -38,10 +40,10 @@ class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     def get_code(self, fullname):
         data = self.get_data(self.path)
         known = COMPILED.get(self.path)
-        if known is not None and known[0] == data and known[2] == _conditions() and _headroom() > HEADROOM \
-                and _stock(self):
+        if known is not None and known[0] == data and (known[3] or (
+                known[2] == _conditions() and _headroom() > HEADROOM and _stock(self))):
             sys.audit("compile", data, self.path)  # what compile() raises: an audit hook sees or refuses it
-            return known[1]  # the warm parent compiled these very bytes as a compile now would
+            return known[1]  # the warm parent compiled these very bytes as a compile now (or cold) would
         return self.source_to_code(data, self.path)
 
 
@@ -85,11 +87,13 @@ def _headroom() -> int:
     return sys.getrecursionlimit() - depth
 
 
-def precompile(path: str) -> None:
+def precompile(path: str, as_cold: bool = False) -> None:
     """In a warm parent: compile (never run) one repository file as SourceOnlyLoader would, for its children.
 
     Kept only when it compiles without a warning (so no warnings filter an evaluation sets could have made
-    it fail), within HEADROOM frames, within MAX_COMPILED_TOTAL in all, with no coding declaration and in ASCII."""
+    it fail), within HEADROOM frames, within MAX_COMPILED_TOTAL in all, with no coding declaration and in ASCII;
+    `as_cold` (the property's own file, compiled before any dependency is imported, when a cold harness compiles
+    it too): kept whenever it compiles, and used by every child whatever a dependency changed since."""
     import warnings
 
     try:
@@ -97,20 +101,21 @@ def precompile(path: str) -> None:
             data = handle.read(MAX_COMPILED_BYTES + 1)
         if len(data) > MAX_COMPILED_BYTES or sum(len(k[0]) for k in COMPILED.values()) + len(data) > MAX_COMPILED_TOTAL:
             return
-        if any(b"coding" in line for line in data.split(b"\n", 2)[:2]):
+        if not as_cold and any(b"coding" in line for line in data.split(b"\n", 2)[:2]):
             return  # a source codec decodes it: one a dependency registered may decode it otherwise in a child
-        if not data.isascii():  # compiling a non-ASCII name calls unicodedata.normalize, which an import may wrap
-            return
+        if not as_cold and not data.isascii():  # compiling a non-ASCII name calls unicodedata.normalize, which an
+            return  # import may wrap
         limit = sys.getrecursionlimit()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            sys.setrecursionlimit(limit - _headroom() + HEADROOM)  # as deep a stack as a cached use allows
+            if not as_cold:
+                sys.setrecursionlimit(limit - _headroom() + HEADROOM)  # as deep a stack as a cached use allows
             try:
                 code = SourceOnlyLoader("-", path).source_to_code(data, path)
             finally:
                 sys.setrecursionlimit(limit)
-        if not caught:
-            COMPILED[path] = (data, code, _conditions())
+        if as_cold or not caught:
+            COMPILED[path] = (data, code, _conditions(), as_cold)
     except Exception:  # noqa: BLE001 - each evaluation compiles it itself and meets the same problem
         pass
 

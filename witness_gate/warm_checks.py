@@ -100,7 +100,7 @@ class Watch:
     audit hook of its own (`hooked`), which would run in every child before the key is read."""
 
     def __init__(self) -> None:
-        self.real_root, self.on, self.busy, self.seen, self.hooked = "/", False, False, "", False
+        self.real_root, self.own, self.on, self.busy, self.seen, self.hooked = "/", "", False, False, "", False
 
     def __call__(self, event: str, args: tuple) -> None:
         if event == "sys.addaudithook":
@@ -122,8 +122,10 @@ class Watch:
             return "added an audit hook"
         kind = _type(args[0]) if event == "open" else None
         if kind is str or kind is bytes:
-            where = real(os.fsdecode(args[0])) + SEP  # relative: the working directory, /repo
-            return f"read the repository's {os.fsdecode(args[0])}" if where.startswith(self.real_root) else ""
+            where = real(os.fsdecode(args[0]))  # relative: the working directory, /repo
+            if where == self.own:  # the property's own file, which the gate read and compiled already (linecache's
+                return ""  # read of it for inspect.stack() or a traceback finds the same bytes warm and cold)
+            return f"read the repository's {os.fsdecode(args[0])}" if (where + SEP).startswith(self.real_root) else ""
         if event in ("os.listdir", "os.scandir") and not _listing_of_the_path(_caller(3)):
             folder = args[0] if args else None  # None: the working directory, the checkout
             kind = _type(folder)
@@ -141,7 +143,7 @@ class Watch:
 
 WATCH = Watch()  # added by warm_parent.serve, before any dependency runs
 _PARENT = _getpid()  # a name of this module: rebinding it is a change patched() sees
-_WATCH_STATE = {"real_root": _STR, "on": bool, "busy": bool, "seen": _STR, "hooked": bool}
+_WATCH_STATE = {"real_root": _STR, "own": _STR, "on": bool, "busy": bool, "seen": _STR, "hooked": bool}
 
 
 def watch_changed() -> str:
@@ -341,12 +343,15 @@ def import_system(finders: dict, path: list[str], real_root: str, root: str) -> 
     return ""
 
 
+_RUN_IN = ("__builtins__", "__warningregistry__")  # what running code in a module, or warning from it, sets there
+
+
 def set_in(stand_in, made: set, bound: set) -> str:
     """A name in the stand-in's namespace that neither making it (`made`), running code in it (`__builtins__`)
     nor the import statements (`bound`) put there ('' when none): a library that sets a name in the module that
     imports it would set it in the property's module cold, and the stand-in is not that module."""
-    for name in _list(stand_in.__dict__):
-        if _type(name) is not _STR or not (name in made or name in bound or name == "__builtins__"):
+    for name in _list(stand_in.__dict__):  # a warning attributed to the importer (a deprecation shim's) keeps its
+        if _type(name) is not _STR or not (name in made or name in bound or name in _RUN_IN):  # registry there
             return name if _type(name) is _STR else "?"
     return ""
 

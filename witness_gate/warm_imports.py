@@ -9,6 +9,7 @@ repository before installed packages, so a cold start would import the repositor
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 
 MAX_FILES = 500  # a property reaching more of the repository than this warms what was read so far
@@ -126,7 +127,9 @@ def reached(root: Path, relpath: str) -> tuple[list[str], list[str]]:
         try:
             if path.stat().st_size > MAX_BYTES:
                 continue
-            tree = ast.parse(path.read_bytes())
+            with warnings.catch_warnings():  # the repository's invalid escapes are its evaluations' to warn about
+                warnings.simplefilter("ignore")
+                tree = ast.parse(path.read_bytes())
         except Exception:  # noqa: BLE001 - RecursionError, MemoryError too: the evaluation meets it, cold
             continue
         if path == root / relpath:

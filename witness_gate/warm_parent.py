@@ -46,7 +46,7 @@ SWEEP = CHECKS = None  # warm_sweep.py and warm_checks.py, given to serve() by t
 _recvmsg, _send = _socket.socket.recvmsg, _socket.socket.send
 _SCM = (_socket.SOL_SOCKET, _socket.SCM_RIGHTS, _socket.CMSG_LEN(3 * 4))
 _waitpid, _close, _dup2, _closerange, _setsid = os.waitpid, os.close, os.dup2, os.closerange, os.setsid
-_pipe, _read, _write = os.pipe, os.read, os.write
+_pipe, _read, _write, _getcwd = os.pipe, os.read, os.write, os.getcwd
 _setrlimit, _chdir, _RLIMIT_CPU, _getframe = resource.setrlimit, os.chdir, resource.RLIMIT_CPU, sys._getframe
 _MODULES, _SIG_BLOCK, _SIG_SETMASK = sys.modules, _signal.SIG_BLOCK, _signal.SIG_SETMASK
 _setprofile, _settrace, _getprofile, _gettrace = sys.setprofile, sys.settrace, sys.getprofile, sys.gettrace
@@ -102,7 +102,7 @@ def _import(name: str, namespace: dict, where: str) -> None:
         pass
 
 
-def warm_imports(names: list[str], root: str, path: list[str], prop: str, property_module
+def warm_imports(names: list[str], root: str, path: list[str], prop: str, property_module, doc=None
                  ) -> tuple[str, tuple, bool]:
     """Import `names` (never the repository's) as the property module `prop` (its relpath) does: (why the series
     starts cold, '' when the result is what a cold start imports too; what the checks compare with; whether the
@@ -129,9 +129,10 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     except ImportError:
         return "the property's file is not a Python module", before, _gc_isenabled()
     name = importer.__spec__.name
+    importer.__doc__ = doc  # what the property's module has bound when its first import runs, cold
     made = set(importer.__dict__)
     _MODULES[name] = importer
-    CHECKS.WATCH.real_root, CHECKS.WATCH.on = real_root, True
+    CHECKS.WATCH.real_root, CHECKS.WATCH.own, CHECKS.WATCH.on = real_root, CHECKS.real(prop), True
     for wanted in names:  # in the order the property's module imports them
         if wanted.split(">")[0].split(".")[0] not in shadowed:
             _import(wanted, importer.__dict__, prop)
@@ -145,6 +146,8 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     # swapped would run code at the first attribute looked up in it
     why = ("importing the dependencies set a trace or profile function" if traced else ""
            ) or CHECKS.threads() or CHECKS.plain_modules() or CHECKS.stray()
+    if not why and _getcwd() != root:  # cold, the property runs where its dependency went; each child goes to root
+        why = "importing the dependencies changed the working directory"
     CHECKS.WATCH.on = False
     _KEPT.append(importer)  # never freed here: a finalizer a dependency tied to its importer never runs, as cold
     if not why and (CHECKS.held(importer.__dict__, importer)
@@ -257,7 +260,7 @@ def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
     """Compile the repository files the property (`prop`, its relpath) reaches under the names its
     evaluations' loaders use: the property's own as given, the rest by their path in the checkout."""
     for number, relpath in enumerate(files):
-        precompile(prop if number == 0 else os.path.join(root, relpath))
+        precompile(prop if number == 0 else os.path.join(root, relpath), as_cold=number == 0)
 
 
 def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: frozenset) -> dict:
@@ -293,13 +296,20 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
     # compiled before any dependency is imported: no loader, codec or hook of theirs takes part
     compile_reached(files, prop, root, imports.precompile)
+    # a cold harness compiles the property's module before any dependency runs; a child that had to compile it
+    # after them could meet another codec, warnings filter or digit limit
+    not_compiled = "" if prop in imports.COMPILED else "the property's module does not compile before its imports"
     _MALLOC_TRIM(0)  # what compiling took and gave back leaves the address space every child inherits
     random.seed(os.environ.get("WITNESS_SEED", ""))  # as a cold start seeds before the property module runs
     use_path, repository_hook = imports.use_path, imports._repository_hook  # bound before any import
     _posixpath.expandvars("$_"), _posixpath.expandvars(b"$_")  # its patterns, made now and not by an import
     for name in [n for n in _MODULES if n not in cold]:  # the parent's own (socket, ctypes, ...): bound here, and
         del _MODULES[name]  # a dependency that imports one or asks whether it was runs as under a cold harness
-    why, before, collecting = warm_imports(names, root, _list(plan[0]), prop, imports.property_module)
+    compiled = imports.COMPILED.get(prop)  # the property's module: its docstring is bound before its first import
+    doc = compiled[1].co_consts[0] if compiled and compiled[1].co_names[:1] == ("__doc__",) and _type(
+        compiled[1].co_consts[0]) is str else None
+    why, before, collecting = warm_imports(names, root, _list(plan[0]), prop, imports.property_module, doc)
+    why = not_compiled or why
     # from here no Python signal handler a dependency set runs in the parent, where every later child would
     # inherit what it changed: an evaluation's kill of its parent (or of -1) waits there, blocked, for ever
     mask = _sigmask(_SIG_BLOCK, _SIGNALS)
