@@ -46,7 +46,7 @@ _ITIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
 _SIGNALS, _getsignal = tuple(signal.valid_signals()), _signal_module.getsignal
 _SYSCALL = ctypes.CDLL(None, use_errno=True).syscall
 _BUILTINS = builtins.__dict__
-_len, _type, _list, _tuple, _set, _any, _zip = len, type, list, tuple, set, any, zip
+_len, _type, _list, _tuple, _set, _any, _all, _zip, _next = len, type, list, tuple, set, any, all, zip, next
 _weakrefcount = weakref.getweakrefcount
 
 
@@ -343,17 +343,32 @@ def import_system(finders: dict, path: list[str], real_root: str, root: str) -> 
     return ""
 
 
-_RUN_IN = ("__builtins__", "__warningregistry__")  # what running code in a module, or warning from it, sets there
-
-
-def set_in(stand_in, made: set, bound: set) -> str:
-    """A name in the stand-in's namespace that neither making it (`made`), running code in it (`__builtins__`)
-    nor the import statements (`bound`) put there ('' when none): a library that sets a name in the module that
-    imports it would set it in the property's module cold, and the stand-in is not that module."""
-    for name in _list(stand_in.__dict__):  # a warning attributed to the importer (a deprecation shim's) keeps its
-        if _type(name) is not _STR or not (name in made or name in bound or name in _RUN_IN):  # registry there
-            return name if _type(name) is _STR else "?"
-    return ""
+def set_in(stand_in, made: dict, bound: dict) -> str:
+    """A name in the stand-in's namespace bound otherwise than by making it (`made`, by identity), by the import
+    statements (`bound`, each as its statement bound it), by running code in it (`__builtins__`, the builtins
+    themselves) or by a warning attributed to it (`__warningregistry__`, held by it alone); '' when none. A library
+    that sets or rebinds a name in the module that imports it would do so in the property's module cold, and the
+    stand-in is not that module (an empty `__annotations__` is what asking a module for it makes)."""
+    space = stand_in.__dict__
+    for name in _list(space):
+        if _type(name) is not _STR:
+            return "?"
+        value = space[name]
+        if name in bound:
+            kept = value is bound[name]
+        elif name == "__annotations__":
+            kept = _type(value) is _DICT and not value and (name not in made or value is made[name])
+        elif name in made:
+            kept = value is made[name]
+        elif name == "__builtins__":
+            kept = value is _BUILTINS
+        elif name == "__warningregistry__":
+            kept = _type(value) is _DICT and _all(r is space for r in _get_referrers(value))
+        else:
+            kept = False
+        if not kept:
+            return name
+    return _next((name for name in made if name not in space), "")
 
 
 def weakly_held(thing) -> bool:

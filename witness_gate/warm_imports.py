@@ -62,6 +62,8 @@ def _first_imports(tree: ast.AST, package: str, ours: set[str]) -> list[str]:
         statement = node.body[0] if tried and node.body else node
         if not isinstance(statement, (ast.Import, ast.ImportFrom)):
             break
+        if isinstance(statement, ast.ImportFrom) and statement.level and not package:
+            break  # a relative import with no package raises ImportError cold: nothing after it runs first either
         found = _statement_names(statement, package)
         if any(name.split(">")[0].split(".")[0] in ours for name in found):
             break

@@ -56,7 +56,8 @@ _gc_unfreeze, _gc_enable, _gc_disable, _gc_freeze, _gc_isenabled = (gc.unfreeze,
                                                                       gc.isenabled)
 _MODULE, _DICT, _type, _int, _len, _enumerate, _all, _compile, _exec = (type(sys), dict, type, int, len, enumerate,
                                                                         all, compile, exec)
-_list, _posixpath = list, os.path
+_list, _posixpath, _set = list, os.path, set
+_SETUP_ANNOTATIONS = bytes([__import__("opcode").opmap["SETUP_ANNOTATIONS"]])
 _FDS = __import__("array").array("i")  # its frombytes, for the descriptors a request carries
 _KEPT: list = []  # the stand-in property module the imports ran in (warm_imports), serve's frame
 _OWN: list = []  # the dicts of the gate's modules loaded by path (harness_imports, warm_sweep, warm_checks, this)
@@ -102,7 +103,7 @@ def _import(name: str, namespace: dict, where: str) -> None:
         pass
 
 
-def warm_imports(names: list[str], root: str, path: list[str], prop: str, property_module, doc=None
+def warm_imports(names: list[str], root: str, path: list[str], prop: str, property_module, made_first: dict
                  ) -> tuple[str, tuple, bool]:
     """Import `names` (never the repository's) as the property module `prop` (its relpath) does: (why the series
     starts cold, '' when the result is what a cold start imports too; what the checks compare with; whether the
@@ -129,13 +130,16 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     except ImportError:
         return "the property's file is not a Python module", before, _gc_isenabled()
     name = importer.__spec__.name
-    importer.__doc__ = doc  # what the property's module has bound when its first import runs, cold
-    made = set(importer.__dict__)
+    importer.__dict__.update(made_first)  # what the property's module has bound when its first import runs, cold
+    made = _DICT(importer.__dict__)
     _MODULES[name] = importer
     CHECKS.WATCH.real_root, CHECKS.WATCH.own, CHECKS.WATCH.on = real_root, CHECKS.real(prop), True
+    bound: dict = {}  # each name as its import statement bound it (a later library may rebind it in its importer)
     for wanted in names:  # in the order the property's module imports them
         if wanted.split(">")[0].split(".")[0] not in shadowed:
             _import(wanted, importer.__dict__, prop)
+            binds = wanted.partition(">")[2] or wanted.split(".")[0]  # `from a import b`: b; `import a.b`: a
+            bound[binds] = importer.__dict__.get(binds, bound)
     traced = _gettrace() is not None or _getprofile() is not None  # a Python one: the series starts cold
     _C_PROFILE(None, None)  # and one set through the C API, with no object to see, is dropped
     _C_TRACE(None, None)
@@ -153,10 +157,10 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     if not why and (CHECKS.held(importer.__dict__, importer)
                     or CHECKS.held(importer, _MODULES, _getframe(), _KEPT) or CHECKS.weakly_held(importer)):
         why = "the set-up environment keeps the module that imports it, which the property module is cold"
-    bound = {n.partition(">")[2] or n.split(".")[0] for n in names}  # what `import a.b` and `from a import b` bind
     extra = "" if why else CHECKS.set_in(importer, made, bound)
     if extra:
-        why = f"the set-up environment set {extra} in the module that imports it, which the property module is cold"
+        why = (f"the set-up environment set {extra} in the module that imports it (the property's module, cold), "
+               "or bound it to what its import statement did not")
     why = why or CHECKS.import_system(finders, path, real_root, root)
     if why:
         return why, before, collecting
@@ -256,6 +260,19 @@ def _taken(control, control_fd: int, took_r: int, took_w: int, root: str, mask, 
     _exit(70)
 
 
+def _made_first(compiled) -> dict:
+    """What the property's module (`compiled`: harness_imports.COMPILED's entry) binds before its first import runs,
+    cold: its docstring, and an empty `__annotations__` when it annotates a name at module level."""
+    if not compiled:
+        return {}
+    code, made = compiled[1], {}
+    if code.co_names[:1] == ("__doc__",) and _type(code.co_consts[0]) is str:
+        made["__doc__"] = code.co_consts[0]
+    if code.co_code[2:3] == _SETUP_ANNOTATIONS:  # after RESUME: the module's first instruction
+        made["__annotations__"] = {}
+    return made
+
+
 def compile_reached(files: list[str], prop: str, root: str, precompile) -> None:
     """Compile the repository files the property (`prop`, its relpath) reaches under the names its
     evaluations' loaders use: the property's own as given, the rest by their path in the checkout."""
@@ -295,7 +312,9 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
     # compiled before any dependency is imported: no loader, codec or hook of theirs takes part
+    ahead = _set(_MODULES)
     compile_reached(files, prop, root, imports.precompile)
+    cold = cold | (_set(_MODULES) - ahead)  # what compiling the property's module imported (unicodedata, a codec)
     # a cold harness compiles the property's module before any dependency runs; a child that had to compile it
     # after them could meet another codec, warnings filter or digit limit
     not_compiled = "" if prop in imports.COMPILED else "the property's module does not compile before its imports"
@@ -305,10 +324,8 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     _posixpath.expandvars("$_"), _posixpath.expandvars(b"$_")  # its patterns, made now and not by an import
     for name in [n for n in _MODULES if n not in cold]:  # the parent's own (socket, ctypes, ...): bound here, and
         del _MODULES[name]  # a dependency that imports one or asks whether it was runs as under a cold harness
-    compiled = imports.COMPILED.get(prop)  # the property's module: its docstring is bound before its first import
-    doc = compiled[1].co_consts[0] if compiled and compiled[1].co_names[:1] == ("__doc__",) and _type(
-        compiled[1].co_consts[0]) is str else None
-    why, before, collecting = warm_imports(names, root, _list(plan[0]), prop, imports.property_module, doc)
+    why, before, collecting = warm_imports(names, root, _list(plan[0]), prop, imports.property_module,
+                                           _made_first(imports.COMPILED.get(prop)))
     why = not_compiled or why
     # from here no Python signal handler a dependency set runs in the parent, where every later child would
     # inherit what it changed: an evaluation's kill of its parent (or of -1) waits there, blocked, for ever
