@@ -32,7 +32,7 @@ the property's module annotates at module level (and one a library's question ma
 import pytest
 
 from witness_gate.sandbox import bwrap_works
-from warmcases import build as _build, rows as _rows, warm_and_cold as _warm_and_cold
+from warmcases import build as _build, warm_and_cold as _warm_and_cold
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
 
