@@ -51,14 +51,17 @@ _weakrefcount = weakref.getweakrefcount
 
 
 def provided(root: str) -> set[str]:
-    """Top-level names the checkout offers at its root and src/ (which come before installed packages)."""
+    """Top-level names the checkout offers at its root and src/ (which come before installed packages): what an
+    evaluation's loader imports there, a `.py` file or a package (a folder with `__init__.py`); a folder without
+    one is at most a namespace portion, which a package installed later on the path wins over (Asked notes it)."""
     names = set()
     for folder in (root, os.path.join(root, "src")):
         try:
             entries = os.listdir(folder)
         except OSError:
             continue
-        names.update(entry.split(".", 1)[0] for entry in entries)
+        names.update(entry[:-3] for entry in entries if entry.endswith(".py"))
+        names.update(entry for entry in entries if os.path.isfile(os.path.join(folder, entry, "__init__.py")))
     return names
 
 
@@ -82,12 +85,16 @@ class Asked(importlib.machinery.FileFinder):
     the watch notes), that refuses and notes every module it would find (an optional `import` a dependency
     makes, which would run the repository's code in the parent)."""
 
-    def __init__(self, path: str, asked: list) -> None:
+    def __init__(self, path: str, asked: list, portions: list) -> None:
         super().__init__(path, (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES))
-        self.asked = asked
+        self.asked, self.portions = asked, portions
 
     def find_spec(self, fullname, target=None):
-        if super().find_spec(fullname, target) is not None:
+        spec = super().find_spec(fullname, target)
+        if spec is not None and spec.loader is None:  # a folder with no __init__.py: a namespace portion, which
+            self.portions.append(fullname)  # a package found later on the path wins over, as cold (noted: see
+            return None  # namespace_portions)
+        if spec is not None:
             self.asked.append(fullname)
             raise ModuleNotFoundError(f"{fullname} is the repository's: not imported in the warm parent")
         return None
@@ -343,6 +350,16 @@ def import_system(finders: dict, path: list[str], real_root: str, root: str) -> 
     return ""
 
 
+def namespace_portions(portions: list) -> str:
+    """The first name the imports found a namespace portion of in the checkout and did not end up a package with a
+    file of its own ('' when none): cold, that portion would be in the namespace package the name became."""
+    for name in portions:
+        module = _MODULES.get(name) if _type(name) is _STR else None
+        if _type(module) is not _MODULE or _type(module.__dict__.get("__file__")) is not _STR:
+            return name
+    return ""
+
+
 def set_in(stand_in, made: dict, bound: dict) -> str:
     """A name in the stand-in's namespace bound otherwise than by making it (`made`, by identity), by the import
     statements (`bound`, each as its statement bound it), by running code in it (`__builtins__`, the builtins
@@ -356,8 +373,9 @@ def set_in(stand_in, made: dict, bound: dict) -> str:
         value = space[name]
         if name in bound:
             kept = value is bound[name]
-        elif name == "__annotations__":
-            kept = _type(value) is _DICT and not value and (name not in made or value is made[name])
+        elif name == "__annotations__":  # empty, and held by the stand-in alone (a library keeping it would see
+            kept = _type(value) is _DICT and not value and (name not in made or value is made[name]) and _all(
+                r is space or r is made for r in _get_referrers(value))  # the property's own fill it, cold)
         elif name in made:
             kept = value is made[name]
         elif name == "__builtins__":
@@ -368,7 +386,8 @@ def set_in(stand_in, made: dict, bound: dict) -> str:
             kept = False
         if not kept:
             return name
-    return _next((name for name in made if name not in space), "")
+    return _next((name for name in made if name not in space), "") or _next(  # a name removed from it
+        (name for name, value in bound.items() if value is not bound and name not in space), "")
 
 
 def weakly_held(thing) -> bool:

@@ -78,8 +78,8 @@ def _first_imports(tree: ast.AST, package: str, ours: set[str]) -> list[str]:
 def _statement_names(node: ast.AST, package: str) -> list[str]:
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names]
-    module = _absolute(node, package)
-    return [module, *(f"{module}>{alias.name}" for alias in node.names if alias.name != "*")] if module else []
+    module = _absolute(node, package)  # `from a import b` imports a as it binds b, never binding a itself
+    return [f"{module}>{alias.name}" for alias in node.names if alias.name != "*"] if module else []
 
 
 def _absolute(node: ast.ImportFrom, package: str) -> str:

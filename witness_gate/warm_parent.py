@@ -89,18 +89,19 @@ def _request(control: socket.socket, frombytes=type(_FDS).frombytes, make=type(_
     return _int(message), fds
 
 
-def _import(name: str, namespace: dict, where: str) -> None:
+def _import(name: str, namespace: dict, where: str) -> bool:
     """As the property module's own `import a.b` (`a.b`) or `from a import b` (`a>b`), run from code compiled
     under its path and in a module of its name: a dependency that looks at who imports it (the frame's file, the
     importer's module) finds the property module, as it does cold."""
     module, _, attribute = name.partition(">")
     if not _all(part.isidentifier() for part in (*module.split("."), *([attribute] if attribute else []))):
-        return
+        return False
     try:
         _exec(_compile(f"from {module} import {attribute}" if attribute else f"import {module}", where, "exec"),
               namespace)
     except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
-        pass
+        return False
+    return True
 
 
 def warm_imports(names: list[str], root: str, path: list[str], prop: str, property_module, made_first: dict
@@ -120,8 +121,10 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     sys.path[:] = path
     shadowed = CHECKS.provided(root)
     asked: list[str] = []  # what the imports asked for that the repository provides
-    finders = {folder: CHECKS.Asked(folder, asked) for folder in path if (CHECKS.real(folder) + os.sep).startswith(
-        real_root)}  # where the path's search reaches the repository, and only there (sys.meta_path untouched)
+    portions: list[str] = []  # what they found a namespace portion of there
+    finders = {folder: CHECKS.Asked(folder, asked, portions) for folder in path if (
+        CHECKS.real(folder) + os.sep).startswith(real_root)}  # where the path's search reaches the repository, and
+    # only there (sys.meta_path untouched)
     sys.path_importer_cache.update(finders)
     # the property module as the harness makes it (harness_imports._load: its spec, loader and file), in
     # sys.modules while its first imports run
@@ -137,9 +140,11 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     bound: dict = {}  # each name as its import statement bound it (a later library may rebind it in its importer)
     for wanted in names:  # in the order the property's module imports them
         if wanted.split(">")[0].split(".")[0] not in shadowed:
-            _import(wanted, importer.__dict__, prop)
+            imported = _import(wanted, importer.__dict__, prop)
             binds = wanted.partition(">")[2] or wanted.split(".")[0]  # `from a import b`: b; `import a.b`: a
             bound[binds] = importer.__dict__.get(binds, bound)
+            if not imported:  # cold, the property's module stops at it: nothing after it is imported first
+                break
     traced = _gettrace() is not None or _getprofile() is not None  # a Python one: the series starts cold
     _C_PROFILE(None, None)  # and one set through the C API, with no object to see, is dropped
     _C_TRACE(None, None)
@@ -170,6 +175,9 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     why = CHECKS.modules(before[0], shadowed, real_root, importer, name)
     if asked:
         why = why or f"the set-up environment asks for {asked[0]}, which the repository provides"
+    portion = CHECKS.namespace_portions(portions)
+    if portion:
+        why = why or f"the set-up environment imports {portion}, of which the repository has a namespace portion"
     return why or CHECKS.changed(before, real_root, importer), before, collecting
 
 
