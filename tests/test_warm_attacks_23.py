@@ -46,7 +46,8 @@ acts on the very objects each child inherits, as cold.
 import pytest
 
 from witness_gate.sandbox import bwrap_works
-from warmcases import build as _build, rows as _rows, warm_and_cold as _warm_and_cold
+from warmcases import CHECK_SUM_PROPS
+from warmcases import build as _build, warm_and_cold as _warm_and_cold
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
 
@@ -322,17 +323,7 @@ def failing():
     names = [c.co_name for c in (_CODE.co_consts if _CODE else ()) if hasattr(c, "co_name")]
     return [n for n in names if n.startswith("check_") and not getattr(module, n)()]
 '''
-CODECHECK_PROPS = r'''import codechecks
-
-
-def check_sum():
-    return 1 + 1 == 3  # the regression
-
-
-def prop_checks(p):
-    failed = codechecks.failing()
-    return "failed " + " ".join(failed) if failed else True
-'''
+CODECHECK_PROPS = CHECK_SUM_PROPS.replace("registry", "codechecks")
 
 
 @pytest.mark.xfail(strict=True, reason="given up under the warm start: docs/SECURITY.md, 'The warm start', what it gives up (telling warm from cold)")
