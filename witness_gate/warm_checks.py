@@ -28,6 +28,7 @@ import weakref
 _FUNCTION, _MODULE, _STR, _LIST, _DICT, _INT = type(lambda: None), type(sys), str, list, dict, int
 _METHOD = types.MethodType
 _FILL_CACHE = importlib.machinery.FileFinder._fill_cache.__code__  # the import system listing a folder
+_PATH_SPEC = importlib.machinery.PathFinder._get_spec.__func__.__code__  # its search of the path, entry by entry
 # importlib.metadata listing a folder of the path for distributions (a library reading its own version when
 # imported): told by its standard library file and name, since the module may not be imported yet
 _METADATA_LISTING = ("children", os.path.join(os.path.dirname(importlib.machinery.__file__), "metadata", "__init__.py"))
@@ -60,7 +61,8 @@ def provided(root: str) -> set[str]:
             entries = os.listdir(folder)
         except OSError:
             continue
-        names.update(entry[:-3] for entry in entries if entry.endswith(".py"))
+        names.update(entry[:-3] for entry in entries if entry.endswith(".py") and os.path.isfile(
+            os.path.join(folder, entry)))
         names.update(entry for entry in entries if os.path.isfile(os.path.join(folder, entry, "__init__.py")))
     return names
 
@@ -92,8 +94,10 @@ class Asked(importlib.machinery.FileFinder):
     def find_spec(self, fullname, target=None):
         spec = super().find_spec(fullname, target)
         if spec is not None and spec.loader is None:  # a folder with no __init__.py: a namespace portion, which
-            self.portions.append(fullname)  # a package found later on the path wins over, as cold (noted: see
-            return None  # namespace_portions)
+            # cold a package found later on the path wins over (noted, see namespace_portions); but one asked for
+            # otherwise than by the import system's search of the path (pkgutil.extend_path) is taken in, cold
+            self.portions.append(fullname if _getframe(1).f_code is _PATH_SPEC else "")  # "": asked otherwise
+            return None
         if spec is not None:
             self.asked.append(fullname)
             raise ModuleNotFoundError(f"{fullname} is the repository's: not imported in the warm parent")
@@ -351,12 +355,13 @@ def import_system(finders: dict, path: list[str], real_root: str, root: str) -> 
 
 
 def namespace_portions(portions: list) -> str:
-    """The first name the imports found a namespace portion of in the checkout and did not end up a package with a
-    file of its own ('' when none): cold, that portion would be in the namespace package the name became."""
+    """Why a namespace portion of the checkout the imports met matters ('' when none does): one asked for outside
+    the import system's search (a package extending its path pkgutil's way), or a name that did not end up a
+    package with a file of its own (cold, that portion would be in the namespace package the name became)."""
     for name in portions:
-        module = _MODULES.get(name) if _type(name) is _STR else None
+        module = _MODULES.get(name) if _type(name) is _STR and name else None
         if _type(module) is not _MODULE or _type(module.__dict__.get("__file__")) is not _STR:
-            return name
+            return "of which the repository has a namespace portion"
     return ""
 
 

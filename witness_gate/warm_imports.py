@@ -18,12 +18,19 @@ NEVER = frozenset({"__future__", "__main__"})  # witness_gate is warmed from the
 
 
 def provided(root: Path) -> set[str]:
-    """Top-level names the checkout offers at its root and src/: `x.py`, `x/`, `x.so`, … all as `x`."""
+    """Top-level names the checkout offers at its root and src/, as an evaluation's loader (source files only)
+    imports them: a file `x.py` and a folder `x/` as `x` (a `pytest.ini` or a compiled `x.so` offers nothing)."""
     names = set()
     for folder in (root, root / "src"):
         if folder.is_dir():
-            names.update(entry.name.split(".", 1)[0] for entry in folder.iterdir())
+            names.update(entry.name[:-3] if entry.name.endswith(".py") and entry.is_file() else entry.name
+                         for entry in folder.iterdir() if entry.is_dir() or entry.name.endswith(".py"))
     return names
+
+
+def bare(name: str) -> str:
+    """A warmed import's module, without what it binds: `a.b` of `a.b`, `a.b=c`, `a.b>x` or `a.b>x=c`."""
+    return name.partition("=")[0].partition(">")[0]
 
 
 def _module_file(root: Path, dotted: str) -> list[Path]:
@@ -65,9 +72,9 @@ def _first_imports(tree: ast.AST, package: str, ours: set[str]) -> list[str]:
         if isinstance(statement, ast.ImportFrom) and statement.level and not package:
             break  # a relative import with no package raises ImportError cold: nothing after it runs first either
         found = _statement_names(statement, package)
-        if any(name.split(">")[0].split(".")[0] in ours for name in found):
+        if any(bare(name).split(".")[0] in ours for name in found):
             break
-        names += [name for name in found if name.split(">")[0].split(".")[0] not in NEVER]
+        names += [name for name in found if bare(name).split(".")[0] not in NEVER]
         if tried:  # what follows the first line of a try may never run, cold
             break
         if isinstance(statement, ast.ImportFrom) and any(alias.name == "*" for alias in statement.names):
@@ -76,10 +83,15 @@ def _first_imports(tree: ast.AST, package: str, ours: set[str]) -> list[str]:
 
 
 def _statement_names(node: ast.AST, package: str) -> list[str]:
+    """The statement's imports as warmed: `import a.b` is `a.b`, `import a as c` is `a=c`, `from a import b` is
+    `a>b` (a is imported as b is bound, never bound itself), `from a import b as c` is `a>b=c`."""
+    def named(alias: ast.alias, text: str) -> str:
+        return f"{text}={alias.asname}" if alias.asname else text
+
     if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    module = _absolute(node, package)  # `from a import b` imports a as it binds b, never binding a itself
-    return [f"{module}>{alias.name}" for alias in node.names if alias.name != "*"] if module else []
+        return [named(alias, alias.name) for alias in node.names]
+    module = _absolute(node, package)
+    return [named(alias, f"{module}>{alias.name}") for alias in node.names if alias.name != "*"] if module else []
 
 
 def _absolute(node: ast.ImportFrom, package: str) -> str:

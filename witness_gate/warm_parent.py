@@ -90,15 +90,18 @@ def _request(control: socket.socket, frombytes=type(_FDS).frombytes, make=type(_
 
 
 def _import(name: str, namespace: dict, where: str) -> bool:
-    """As the property module's own `import a.b` (`a.b`) or `from a import b` (`a>b`), run from code compiled
-    under its path and in a module of its name: a dependency that looks at who imports it (the frame's file, the
-    importer's module) finds the property module, as it does cold."""
-    module, _, attribute = name.partition(">")
-    if not _all(part.isidentifier() for part in (*module.split("."), *([attribute] if attribute else []))):
+    """As the property module's own `import a.b` (`a.b`), `import a as c` (`a=c`), `from a import b` (`a>b`) or
+    `from a import b as c` (`a>b=c`), run from code compiled under its path and in a module of its name: a
+    dependency that looks at who imports it (the frame's file, the importer's module) finds the property module,
+    as it does cold. Whether it ran without raising."""
+    rest, _, alias = name.partition("=")
+    module, _, attribute = rest.partition(">")
+    if not _all(part.isidentifier() for part in (*module.split("."), *([attribute] if attribute else []),
+                                                 *([alias] if alias else []))):
         return False
+    statement = f"from {module} import {attribute}" if attribute else f"import {module}"
     try:
-        _exec(_compile(f"from {module} import {attribute}" if attribute else f"import {module}", where, "exec"),
-              namespace)
+        _exec(_compile(f"{statement} as {alias}" if alias else statement, where, "exec"), namespace)
     except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
         return False
     return True
@@ -138,13 +141,18 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     _MODULES[name] = importer
     CHECKS.WATCH.real_root, CHECKS.WATCH.own, CHECKS.WATCH.on = real_root, CHECKS.real(prop), True
     bound: dict = {}  # each name as its import statement bound it (a later library may rebind it in its importer)
+    raised = ""
     for wanted in names:  # in the order the property's module imports them
-        if wanted.split(">")[0].split(".")[0] not in shadowed:
+        rest, _, alias = wanted.partition("=")
+        if rest.partition(">")[0].split(".")[0] not in shadowed:
             imported = _import(wanted, importer.__dict__, prop)
-            binds = wanted.partition(">")[2] or wanted.split(".")[0]  # `from a import b`: b; `import a.b`: a
+            binds = alias or rest.partition(">")[2] or rest.split(".")[0]  # `from a import b`: b; `import a.b`: a
             bound[binds] = importer.__dict__.get(binds, bound)
-            if not imported:  # cold, the property's module stops at it: nothing after it is imported first
-                break
+            if not imported and rest.split(".")[0].partition(">")[0] != "witness_gate":  # the gate's own package is
+                # warmed by name wherever the property imports it, an attribute too: not a statement of the module
+                raised = f"importing the dependencies raised at {rest.replace('>', ' import ')}, which a cold start " \
+                         "meets on its first attempt, with nothing an earlier one left"
+                break  # cold, the property's module stops there
     traced = _gettrace() is not None or _getprofile() is not None  # a Python one: the series starts cold
     _C_PROFILE(None, None)  # and one set through the C API, with no object to see, is dropped
     _C_TRACE(None, None)
@@ -177,7 +185,8 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
         why = why or f"the set-up environment asks for {asked[0]}, which the repository provides"
     portion = CHECKS.namespace_portions(portions)
     if portion:
-        why = why or f"the set-up environment imports {portion}, of which the repository has a namespace portion"
+        why = why or f"the set-up environment imports a package {portion}"
+    why = why or raised
     return why or CHECKS.changed(before, real_root, importer), before, collecting
 
 
