@@ -41,23 +41,11 @@ import os
 import pytest
 
 from witness_gate.sandbox import bwrap_works
+from warmcases import IMPORTER
 from warmcases import build as _build, warm_and_cold as _warm_and_cold
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
 
-IMPORTER = r'''
-import sys
-
-
-def _importer_globals():
-    frame = sys._getframe(1)
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if name != __file__ and not name.startswith("<"):
-            return frame.f_globals
-        frame = frame.f_back
-    return None
-'''
 
 # --- 1. a pkgutil-style namespace package asks Asked for the checkout's portion ---------------------------------------
 

@@ -154,3 +154,19 @@ def normalize(form, text):
 
 unicodedata.normalize = normalize
 '''
+
+
+# how an honest library finds the module importing it (python-dotenv's find_dotenv, pkgutil.get_data walk alike)
+IMPORTER = r'''
+import sys
+
+
+def _importer_globals():
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name != __file__ and not name.startswith("<"):
+            return frame.f_globals
+        frame = frame.f_back
+    return None
+'''
