@@ -4,8 +4,8 @@ warmed imports stop at the first that raised, set_in requires every bound name s
 ends up a package with no file).
 
 Every test asserts the SAFE behaviour (a warm evaluation ends as a cold one of the same head does, or the series
-starts cold with a reason). All mended since: 1 (a portion asked for outside the import system's search of the path
-starts the series cold), 2 and 3 (an import is warmed with its `as`, and `bound` records the alias), 4 and 5 (a
+starts cold with a reason). All mended since: 1 (a namespace portion of the checkout met at all starts the series cold,
+since review 25), 2 and 3 (an import is warmed with its `as`, and `bound` records the alias), 4 and 5 (a
 warmed import that raised starts the series cold), and the needless cold starts (provided() takes `x.py` for a
 module only when it is a file).
 1. (break) a namespace portion of the checkout is refused by Asked (its find_spec returns None) and namespace_portions

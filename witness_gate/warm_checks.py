@@ -28,7 +28,6 @@ import weakref
 _FUNCTION, _MODULE, _STR, _LIST, _DICT, _INT = type(lambda: None), type(sys), str, list, dict, int
 _METHOD = types.MethodType
 _FILL_CACHE = importlib.machinery.FileFinder._fill_cache.__code__  # the import system listing a folder
-_PATH_SPEC = importlib.machinery.PathFinder._get_spec.__func__.__code__  # its search of the path, entry by entry
 # importlib.metadata listing a folder of the path for distributions (a library reading its own version when
 # imported): told by its standard library file and name, since the module may not be imported yet
 _METADATA_LISTING = ("children", os.path.join(os.path.dirname(importlib.machinery.__file__), "metadata", "__init__.py"))
@@ -94,10 +93,8 @@ class Asked(importlib.machinery.FileFinder):
     def find_spec(self, fullname, target=None):
         spec = super().find_spec(fullname, target)
         if spec is not None and spec.loader is None:  # a folder with no __init__.py: a namespace portion, which
-            # cold a package found later on the path wins over (noted, see namespace_portions); but one asked for
-            # otherwise than by the import system's search of the path (pkgutil.extend_path) is taken in, cold
-            self.portions.append(fullname if _getframe(1).f_code is _PATH_SPEC else "")  # "": asked otherwise
-            return None
+            self.portions.append(fullname)  # a package may take in cold (pkgutil.extend_path, or its own search
+            return None  # of the path through PathFinder): noted, the series starts cold
         if spec is not None:
             self.asked.append(fullname)
             raise ModuleNotFoundError(f"{fullname} is the repository's: not imported in the warm parent")
@@ -351,17 +348,6 @@ def import_system(finders: dict, path: list[str], real_root: str, root: str) -> 
             del cache[folder]
     if _type(now) is not _LIST or _any(_type(p) is not _STR for p in now) or now != path:
         return "importing the dependencies changed sys.path"  # each child takes the path read before the imports
-    return ""
-
-
-def namespace_portions(portions: list) -> str:
-    """Why a namespace portion of the checkout the imports met matters ('' when none does): one asked for outside
-    the import system's search (a package extending its path pkgutil's way), or a name that did not end up a
-    package with a file of its own (cold, that portion would be in the namespace package the name became)."""
-    for name in portions:
-        module = _MODULES.get(name) if _type(name) is _STR and name else None
-        if _type(module) is not _MODULE or _type(module.__dict__.get("__file__")) is not _STR:
-            return "of which the repository has a namespace portion"
     return ""
 
 

@@ -56,7 +56,7 @@ _gc_unfreeze, _gc_enable, _gc_disable, _gc_freeze, _gc_isenabled = (gc.unfreeze,
                                                                       gc.isenabled)
 _MODULE, _DICT, _type, _int, _len, _enumerate, _all, _compile, _exec = (type(sys), dict, type, int, len, enumerate,
                                                                         all, compile, exec)
-_list, _posixpath, _set = list, os.path, set
+_list, _posixpath, _set, _range = list, os.path, set, range
 _SETUP_ANNOTATIONS = bytes([__import__("opcode").opmap["SETUP_ANNOTATIONS"]])
 _FDS = __import__("array").array("i")  # its frombytes, for the descriptors a request carries
 _KEPT: list = []  # the stand-in property module the imports ran in (warm_imports), serve's frame
@@ -89,22 +89,33 @@ def _request(control: socket.socket, frombytes=type(_FDS).frombytes, make=type(_
     return _int(message), fds
 
 
-def _import(name: str, namespace: dict, where: str) -> bool:
+def _import(name: str, namespace: dict, where: str) -> str:
     """As the property module's own `import a.b` (`a.b`), `import a as c` (`a=c`), `from a import b` (`a>b`) or
     `from a import b as c` (`a>b=c`), run from code compiled under its path and in a module of its name: a
     dependency that looks at who imports it (the frame's file, the importer's module) finds the property module,
-    as it does cold. Whether it ran without raising."""
+    as it does cold. '' when it ran; "missing" when it found nothing to import (a module not installed, no code
+    run, nothing left; or a name the module it imported does not have), which each child meets the same way;
+    else "raised"."""
     rest, _, alias = name.partition("=")
     module, _, attribute = rest.partition(">")
     if not _all(part.isidentifier() for part in (*module.split("."), *([attribute] if attribute else []),
                                                  *([alias] if alias else []))):
-        return False
+        return "raised"
     statement = f"from {module} import {attribute}" if attribute else f"import {module}"
+    ahead = _set(_MODULES)
     try:
         _exec(_compile(f"{statement} as {alias}" if alias else statement, where, "exec"), namespace)
+    except ImportError as exc:  # a C-level match: nothing of a dependency's runs to tell
+        parts = module.split(".")
+        if _type(exc) is ModuleNotFoundError and _type(exc.name) is str and exc.name in {
+                ".".join(parts[:n]) for n in _range(1, _len(parts) + 1)} and _set(_MODULES) == ahead:
+            return "missing"
+        if _type(exc) is ImportError and attribute and exc.name == module and _type(_MODULES.get(module)) is _MODULE:
+            return "missing"  # the module imported, as it does in each child; the name is not in it
+        return "raised"
     except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
-        return False
-    return True
+        return "raised"
+    return ""
 
 
 def warm_imports(names: list[str], root: str, path: list[str], prop: str, property_module, made_first: dict
@@ -145,14 +156,15 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     for wanted in names:  # in the order the property's module imports them
         rest, _, alias = wanted.partition("=")
         if rest.partition(">")[0].split(".")[0] not in shadowed:
-            imported = _import(wanted, importer.__dict__, prop)
+            failed = _import(wanted, importer.__dict__, prop)
             binds = alias or rest.partition(">")[2] or rest.split(".")[0]  # `from a import b`: b; `import a.b`: a
             bound[binds] = importer.__dict__.get(binds, bound)
-            if not imported and rest.split(".")[0].partition(">")[0] != "witness_gate":  # the gate's own package is
+            if failed and rest.split(".")[0].partition(">")[0] != "witness_gate":  # the gate's own package is
                 # warmed by name wherever the property imports it, an attribute too: not a statement of the module
-                raised = f"importing the dependencies raised at {rest.replace('>', ' import ')}, which a cold start " \
-                         "meets on its first attempt, with nothing an earlier one left"
-                break  # cold, the property's module stops there
+                if failed == "raised":  # its code ran and failed: a retry in a child would find what it left
+                    raised = f"importing the dependencies raised at {rest.replace('>', ' import ')}, which a " \
+                             "cold start meets on its first attempt, with nothing an earlier one left"
+                break  # cold, the property's module stops there (or an `except ImportError` goes on, as a child)
     traced = _gettrace() is not None or _getprofile() is not None  # a Python one: the series starts cold
     _C_PROFILE(None, None)  # and one set through the C API, with no object to see, is dropped
     _C_TRACE(None, None)
@@ -183,9 +195,8 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     why = CHECKS.modules(before[0], shadowed, real_root, importer, name)
     if asked:
         why = why or f"the set-up environment asks for {asked[0]}, which the repository provides"
-    portion = CHECKS.namespace_portions(portions)
-    if portion:
-        why = why or f"the set-up environment imports a package {portion}"
+    if portions:  # cold, a package may extend its path with it (pkgutil's way, or by its own search)
+        why = why or f"the set-up environment imports {portions[0]}, of which the repository has a namespace portion"
     why = why or raised
     return why or CHECKS.changed(before, real_root, importer), before, collecting
 
