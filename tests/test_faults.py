@@ -71,9 +71,9 @@ def test_a_killed_work_horse_still_ends_the_check_run(stack, double, tmp_path):
     import subprocess
 
     head = _slow_gate_in_progress(stack, double, tmp_path)
-    time.sleep(0.5)
-    horses = _horses(stack)
-    assert horses, "no work-horse to kill"
+    # the horse of a property's job, while it evaluates (a sandbox under it): not the gate job's, which may be done
+    stack.wait_until(lambda: _evaluating(stack), what="a work-horse evaluating a property")
+    horses = _evaluating(stack)
     subprocess.run(["kill", "-9", str(horses[0])], check=True)
     run = stack.wait_for_check(head, timeout=120)
     assert run["conclusion"] == "action_required", run["output"]
@@ -92,6 +92,15 @@ def _slow_gate_in_progress(stack, double, tmp_path) -> str:
     stack.wait_until(lambda: double.runs_for(head), what="the check run")
     stack.wait_until(lambda: _horses(stack), what="a work-horse running a job")
     return head
+
+
+def _evaluating(stack) -> list[int]:
+    """Work-horses with a bubblewrap sandbox among their children: running a property's evaluations."""
+    import subprocess
+
+    out = subprocess.run(["ps", "-ww", "-eo", "pid,ppid,comm"], capture_output=True, text=True).stdout.splitlines()
+    sandboxed = {line.split()[1] for line in out[1:] if line.split()[2:] == ["bwrap"]}
+    return [horse for horse in _horses(stack) if str(horse) in sandboxed]
 
 
 def _horses(stack) -> list[int]:
