@@ -21,6 +21,7 @@ the gate's own, from then to `ready`, starts the series cold when any Python cod
 import pytest
 
 from witness_gate.sandbox import bwrap_works
+from warmcases import READ_THIEF
 from warmcases import STEAL
 from warmcases import build as _build, rows as _rows, warm_and_cold as _warm_and_cold
 
@@ -47,24 +48,7 @@ def test_a_dependency_cannot_set_main_s_defaults_for_every_warm_child(tmp_path):
     assert warm == cold, (warm, note)
 
 
-READ_DEFAULTS = r'''
-import os
-import sys
-
-_harness = sys.modules.get("__main__")
-_read_key = getattr(_harness, "read_key", None)
-
-
-def _read(fd, size, _real=os.read):
-    data = _real(fd, size)
-    key = data.split(b"\n")[0].strip()
-    if fd == 0 and key:
-        import _hashlib
-        body = b"pass - "
-        os.write(1, b"\nwitness-verdict " + body + b" " + _hashlib.hmac_digest(key, body, "sha256").hex().encode()
-                 + b"\n")
-        os._exit(0)
-    return data
+READ_DEFAULTS = READ_THIEF + r'''
 
 
 if callable(_read_key) and getattr(_read_key, "__defaults__", None):

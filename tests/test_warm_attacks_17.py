@@ -35,6 +35,7 @@ key, which a dependency took in the warm parent or in a child before the harness
 import pytest
 
 from witness_gate.sandbox import bwrap_works
+from warmcases import READ_THIEF
 from warmcases import FDS_THIEF, KEY_THIEF, STEAL
 from warmcases import build as _build, rows as _rows, warm_and_cold as _warm_and_cold
 
@@ -181,24 +182,7 @@ def test_a_dependency_cannot_swap_the_class_of_the_parent_s_audit_hook(tmp_path)
 
 # --- 5. KEY: the checks compare with `before`, a snapshot kept in warm_imports' frame, which a dependency edits ------
 
-SNAPSHOT_EDIT = r'''
-import os
-import sys
-
-_harness = sys.modules.get("__main__")
-_read_key = getattr(_harness, "read_key", None)
-
-
-def _read(fd, size, _real=os.read):
-    data = _real(fd, size)
-    key = data.split(b"\n")[0].strip()
-    if fd == 0 and key:
-        import _hashlib
-        body = b"pass - "
-        os.write(1, b"\nwitness-verdict " + body + b" " + _hashlib.hmac_digest(key, body, "sha256").hex().encode()
-                 + b"\n")
-        os._exit(0)
-    return data
+SNAPSHOT_EDIT = READ_THIEF + r'''
 
 
 import gc

@@ -41,6 +41,7 @@ import os
 import pytest
 
 from witness_gate.sandbox import bwrap_works
+from warmcases import corp_warm_and_cold
 from warmcases import IMPORTER
 from warmcases import build as _build, warm_and_cold as _warm_and_cold
 
@@ -57,16 +58,10 @@ try:
 except ImportError:
     from corp import slow as impl
 '''
-CORP_SLOW = "def add(a, b):\n    return a + b\n"
-CORP_FAST = "def add(a, b):\n    return a + b + (a == 1)  # the regression\n"
-CORPTOOLS = "import corp\n\n\ndef add(a, b):\n    return corp.impl.add(a, b)\n"
-CORP_PROPS = "import corptools\n\n\ndef prop_add(p):\n    return corptools.add(1, 1) == 2\n"
 
 
 def test_a_pkgutil_style_namespace_finds_the_checkout_s_portion_warm_too(tmp_path):
-    repo, env = _build(tmp_path, {"p.py": CORP_PROPS, "corp/fast.py": CORP_FAST},
-                       {"corptools.py": CORPTOOLS, "corp/__init__.py": CORP_INIT, "corp/slow.py": CORP_SLOW})
-    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_add", [{}, {}])
+    warm, cold, note = corp_warm_and_cold(tmp_path, CORP_INIT)
     assert cold[0][0] != "pass", cold  # the repository's fast.py is the one used, cold
     assert warm == cold or note, (warm, cold, note)
 

@@ -170,3 +170,38 @@ def _importer_globals():
         frame = frame.f_back
     return None
 '''
+
+
+# reviews 13 and 17: an os.read for the harness's read_key that, given fd 0 with the key, signs a pass and exits
+READ_THIEF = r'''import os
+import sys
+
+_harness = sys.modules.get("__main__")
+_read_key = getattr(_harness, "read_key", None)
+
+
+def _read(fd, size, _real=os.read):
+    data = _real(fd, size)
+    key = data.split(b"\n")[0].strip()
+    if fd == 0 and key:
+        import _hashlib
+        body = b"pass - "
+        os.write(1, b"\nwitness-verdict " + body + b" " + _hashlib.hmac_digest(key, body, "sha256").hex().encode()
+                 + b"\n")
+        os._exit(0)
+    return data
+'''
+
+
+# reviews 24 and 25: a company namespace package `corp` installed in the environment, whose __init__ (`init`)
+# takes in portions of its path; the checkout has a portion with a regression in corp/fast.py
+CORP_SLOW = "def add(a, b):\n    return a + b\n"
+CORP_FAST = "def add(a, b):\n    return a + b + (a == 1)  # the regression\n"
+CORPTOOLS = "import corp\n\n\ndef add(a, b):\n    return corp.impl.add(a, b)\n"
+CORP_PROPS = "import corptools\n\n\ndef prop_add(p):\n    return corptools.add(1, 1) == 2\n"
+
+
+def corp_warm_and_cold(tmp_path, init: str):
+    repo, env = build(tmp_path, {"p.py": CORP_PROPS, "corp/fast.py": CORP_FAST},
+                      {"corptools.py": CORPTOOLS, "corp/__init__.py": init, "corp/slow.py": CORP_SLOW})
+    return warm_and_cold(repo, env, "p.py::prop_add", [{}, {}])
