@@ -65,3 +65,19 @@ def test_an_optional_import_that_is_not_installed_stays_warm(tmp_path):
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_loads", [{}, {}])
     assert cold == [("pass", None)] * 2 and warm == cold, (warm, cold)
     assert note == "", note
+
+
+# a module that runs (it counts its attempts in a module already imported, so sys.modules is as it was) and then
+# says it is missing: not "nothing to import", since a child's retry would find what the first attempt left
+COUNTER = "ATTEMPTS = []\n"
+SAYS_MISSING = ("import counter\n\ncounter.ATTEMPTS.append(1)\nif len(counter.ATTEMPTS) == 1:\n"
+                "    raise ModuleNotFoundError('no fastcore here', name='fastcore')\n")
+SAYS_MISSING_PROPS = ("import counter\n\ntry:\n    import fastcore\nexcept ImportError:\n    fastcore = None\n\n\n"
+                      "def prop_fast(p):\n    return fastcore is None or 'fastcore loaded'\n")
+
+
+def test_a_module_that_ran_and_says_it_is_missing_starts_cold(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": SAYS_MISSING_PROPS}, {"counter.py": COUNTER, "fastcore.py": SAYS_MISSING})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_fast", [{}, {}])
+    assert cold == [("pass", None)] * 2 and warm == cold, (warm, cold)
+    assert "raised at fastcore" in note, note

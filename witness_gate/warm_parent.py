@@ -108,7 +108,8 @@ def _import(name: str, namespace: dict, where: str) -> str:
     except ImportError as exc:  # a C-level match: nothing of a dependency's runs to tell
         parts = module.split(".")
         if _type(exc) is ModuleNotFoundError and _type(exc.name) is str and exc.name in {
-                ".".join(parts[:n]) for n in _range(1, _len(parts) + 1)} and _set(_MODULES) == ahead:
+                ".".join(parts[:n]) for n in _range(1, _len(parts) + 1)} and _set(_MODULES) == ahead \
+                and _raised_by_the_import_system(exc, where):
             return "missing"
         if _type(exc) is ImportError and attribute and exc.name == module and _type(_MODULES.get(module)) is _MODULE:
             return "missing"  # the module imported, as it does in each child; the name is not in it
@@ -116,6 +117,19 @@ def _import(name: str, namespace: dict, where: str) -> str:
     except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
         return "raised"
     return ""
+
+
+def _raised_by_the_import_system(exc: BaseException, where: str) -> bool:
+    """Whether no code but the statement's own (`where`) and the import system's is on `exc`'s traceback: no
+    module or finder of a dependency's ran and raised it (a module that ran, changed something and then said it
+    is missing would leave that for each child's retry)."""
+    tb = exc.__traceback__.tb_next  # past _import's own frame, where it was caught
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name != where and not (_type(name) is str and name.startswith("<frozen importlib")):
+            return False
+        tb = tb.tb_next
+    return True
 
 
 def warm_imports(names: list[str], root: str, path: list[str], prop: str, property_module, made_first: dict
