@@ -52,7 +52,13 @@ def confirm_on_github(client, double, org: str = "") -> str:
     action = html.unescape(re.search(r'<form id="register" method="post" action="([^"]+)"', text).group(1))
     manifest = html.unescape(re.search(r'name="manifest" value="([^"]*)"', text).group(1))
     assert action.startswith(double.url + (f"/organizations/{org}" if org else "") + "/settings/apps/new?state=")
-    reply = requests.post(action, data={"manifest": manifest}, allow_redirects=False, timeout=10)
+    for attempt in range(3):  # as a browser would, again when the connection was reset (seen once under CI's load)
+        try:
+            reply = requests.post(action, data={"manifest": manifest}, allow_redirects=False, timeout=10)
+            break
+        except requests.ConnectionError:
+            if attempt == 2:
+                raise
     assert reply.status_code == 302, reply.text
     back = urlsplit(reply.headers["Location"])
     assert f"{back.scheme}://{back.netloc}{back.path}" == f"{PUBLIC}/setup/callback"
