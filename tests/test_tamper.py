@@ -134,8 +134,8 @@ def test_several_constructs_on_one_line_are_each_found():
 
 
 def test_a_backslash_continued_line_is_read_as_one():
-    head = "import os\nos.\\\n_exit(0)\n"
-    assert [f.reason for f in scan_text("a.py", None, head)] == ["tamper:os_exit@a.py:2"]
+    head = "import sys\ncaller = frame.\\\nf_back\n"  # neither line alone is a frame walk
+    assert [f.reason for f in scan_text("a.py", None, head)] == ["tamper:frame_walk@a.py:2"]
 
 
 def test_line_numbers_count_newlines_only():
@@ -184,3 +184,57 @@ def test_scan_change_reads_base_and_head_and_reports_unreadable_files():
 def test_every_slug_is_short_and_listed():
     assert all(slug.replace("_", "").isalnum() and slug.islower() for slug in tamper.SLUGS)
     assert len(set(tamper.SLUGS)) == len(tamper.SLUGS)
+
+
+# --- review 9 (session 9): what Python reads as one line or in another encoding, the scan reads so too ----------
+
+def test_a_file_is_read_in_the_encoding_python_reads_it_in():
+    # UTF-7 writes `_` as `+AF8-`: as UTF-8 no rule matches, as Python decodes it `os._exit` and a frame walk
+    head = b"# coding: utf-7\nimport os, sys\nf = sys.+AF8-getframe()\nos.+AF8-exit(0)\n"
+    found = scan_file("src/calc.py", BASE.encode(), head)
+    assert {(f.line, f.what) for f in found} >= {(1, "coding"), (3, "frame_walk"), (4, "os_exit")}, found
+
+
+def test_a_coding_declaration_already_in_the_base_is_not_a_finding_again():
+    base = b"# -*- coding: latin-1 -*-\nNAME = 'caf\xe9'\n"
+    assert scan_file("src/names.py", base, base + b"OTHER = 1\n") == []
+    assert [f.what for f in scan_file("src/names.py", BASE.encode(), base)] == ["coding"]
+
+
+def test_a_declaration_of_a_codec_python_does_not_know_is_a_binary():
+    assert scan_file("src/a.py", None, b"# coding: no-such-codec\nx = 1\n") == [Finding("src/a.py", 1, "binary")]
+
+
+@pytest.mark.parametrize("head, line, slug", [
+    ("import os, sys\nf = sys." + "\\\n" * 30 + "_getframe()\n", 32, "frame_walk"),  # a continuation of any length
+    ("x = (frame\n     .\n     f_back)\n", 1, "frame_walk"),  # an attribute split over the lines of a bracket
+    ("(os\n\n\n .\n\n _exit)(0)\n", 6, "os_exit"),
+    ("from sys import (\n    _getframe,\n)\n", 2, "frame_walk"),
+    ("import sys as s\nf = s._getframe()\n", 2, "frame_walk"),  # sys under another name
+    ("import os\nos. _exit(0)\n", 2, "os_exit"),  # a space after the dot
+    ("call(frame.\\\n     f_locals)\n", 1, "frame_walk"),
+    ("x = (os\n     .\n     _exit)\n", 3, "os_exit"),  # a name no rule needs joined is reported on its own line
+    ("PyFrameObject *f = PyEval_GetFrame();\n", 1, "frame_walk"),  # C, in a source the set-up compiles
+    ("PyObject *back = (PyObject *)PyFrame_GetBack(f);\n", 1, "frame_walk"),
+    ("    _exit(0);\n", 1, "os_exit"),
+    ("PyEval_SetTrace(tracer, NULL);\n", 1, "trace_hook"),
+    ("PySys_AddAuditHook(hook, NULL);\n", 1, "audit_hook"),
+    ("PyEval_Get\\\nFrame();\n", 1, "frame_walk"),  # a C name spliced by a backslash
+])
+def test_what_python_or_c_joins_is_read_joined(head, line, slug):
+    found = scan_text("src/calc.py", None, head)
+    assert Finding("src/calc.py", line, slug) in found, found
+
+
+def test_a_statement_is_reported_at_its_first_added_line_only_when_no_line_of_it_alone_shows_it():
+    base = "x = (frame\n     .\n     other)\n"
+    head = "x = (frame\n     .\n     f_back)\n"  # the patch changes the last line of the statement only
+    assert scan_text("a.py", base, head) == [Finding("a.py", 3, "frame_walk")]
+
+
+def test_a_long_statement_is_read_in_windows_that_overlap():
+    data = "TABLE = [\n" + "    1,\n" * 5000 + "]\n"
+    head = data + "caller = (frame\n" + "    .\n" + "    f_back)\n"
+    assert [f.what for f in scan_text("a.py", None, head)] == ["frame_walk"]
+    split = "TABLE = [\n" + "    1,\n" * 5000 + "    frame .\n    f_back,\n" + "    2,\n" * 5000 + "]\n"
+    assert [f.what for f in scan_text("a.py", None, split)] == ["frame_walk"]

@@ -71,6 +71,13 @@ ACCEPTED = FreezeMatch("prop_x", "f" * 64, "b" * 64, "2026-12-01T00:00:00Z", "oc
     ("all fail, two reasons", evidence([fail("a"), fail("b")] * 2 + [fail("a")]), {}, "regression", []),
     ("flake with empty expiry", evidence([F, P, F, P, P]), {"hours": None}, "hold", ["expiry_empty"]),
     ("witness passes, wide input fails", evidence([P] * 5, unshrunk=[F, P, P, P, P]), {}, "hold", ["shrink_distorted"]),
+    # review 9: the code under test steers the shrink onto a witness that fails on a coin toss; its pinned payload,
+    # which fails every time, is no flake
+    ("witness flaky, wide input always fails", evidence([F, P, F, P, P], unshrunk=[F] * 5), {}, "hold",
+     ["shrink_distorted"]),
+    ("witness flaky, wide input flaky too", evidence([F, P, F, P, P], unshrunk=[F, P, F, F, F]), {}, "flake", []),
+    ("witness flaky, wide input always fails, frozen", evidence([F, P, F, P, P], unshrunk=[F] * 5),
+     {"freezes": (ACCEPTED,)}, "hold", ["shrink_distorted"]),
     ("regression", evidence([F] * 5), {}, "regression", []),
     ("regression is never frozen", evidence([F] * 5), {"freezes": (ACCEPTED,)}, "regression", []),
     ("frozen flake", evidence([F, P, F, P, P]), {"freezes": (ACCEPTED,)}, "frozen", []),
@@ -206,6 +213,20 @@ def test_a_witness_that_never_fails_replays_the_unshrunk_input():
     evidence_ = run_attempt({"x": 1}, ev, POLICY)
     assert len(evidence_.replays) == 5 and len(evidence_.unshrunk_replays) == 5
     assert decide(evidence_).label == "not_reproduced"
+
+
+def test_a_witness_that_fails_only_sometimes_replays_the_unshrunk_input_too():
+    # a regression on the wide input, on a coin toss on every smaller one: the shrink keeps what failed once
+    ev = Scripted(lambda p, n: fail() if p.get("xs") == [1, 2, 3] or (n % 2 and len(p.get("xs", [])) < 3) else P)
+    evidence_ = run_attempt({"xs": [1, 2, 3]}, ev, POLICY)
+    assert 0 < sum(r.outcome == "fail" for r in evidence_.replays) < len(evidence_.replays), evidence_.replays
+    assert [r.outcome for r in evidence_.unshrunk_replays] == ["fail"] * 5
+    assert (decide(evidence_).label, decide(evidence_).hold_reasons) == ("hold", ["shrink_distorted"])
+
+
+def test_a_witness_whose_every_replay_fails_needs_no_unshrunk_replays():
+    evidence_ = run_attempt({"bad": 1}, Scripted(lambda p, n: fail() if bad(p) else P), POLICY)
+    assert evidence_.unshrunk_replays == [] and decide(evidence_).label == "regression"
 
 
 def test_a_transport_fault_on_the_first_run_stops_the_attempt():

@@ -15,9 +15,11 @@ the sandbox and the hidden verdict channel remain the real defences (docs/SECURI
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import re
 import stat
+import tokenize
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -27,7 +29,7 @@ MAX_FILES = 500  # implementation files scanned per change; beyond that, a perso
 MAX_BYTES = 2 * 1024 * 1024  # per file
 MAX_TOTAL_BYTES = 64 * 1024 * 1024  # per change: past it, the file that crossed it is too_large and the scan stops
 MAX_FINDINGS = 50  # reasons reported per change; the last one says there were more
-CONTINUATION_LINES = 10  # a line ending in "\" is read together with the lines it continues into
+WINDOW, OVERLAP = 4096, 512  # a statement over many lines is read in windows of this many characters
 
 _AUG = r"(?:[-+*/%@&|^]|//|<<|>>|\*\*)?=(?!=)"  # =, +=, |=, ... but not ==
 _DICT_WRITES = r"(?:update|pop|popitem|setdefault|clear|__setitem__|__delitem__|__ior__)"
@@ -40,7 +42,7 @@ def _rules(*pairs: tuple[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
 # (slug, pattern), in the order findings on one line are reported. A line may give several slugs.
 RULES = _rules(
     # leaving the process before the harness writes its verdict
-    ("os_exit", r"\._exit\b|\bfrom\s+(?:os|posix|nt)\s+import\b[^#\n]*\b_exit\b|['\"]_exit['\"]"),
+    ("os_exit", r"\b_exit\b"),  # os._exit however it is reached (an alias, `from os import`, a string), C's _exit
     ("os_exec", r"\b(?:os|posix)\s*\.\s*(?:exec[lv]p?e?|posix_spawnp?|spawn[lv]p?e?)\s*\("
                 r"|\bfrom\s+(?:os|posix)\s+import\b[^#\n]*\b(?:exec[lv]p?e?|posix_spawnp?|spawn[lv]p?e?)\b"),
     # the process's own files and other processes
@@ -49,7 +51,8 @@ RULES = _rules(
     ("dev_fd", r"/dev/(?:fd|stdout|stderr)\b"),
     # walking up to the harness's frames
     ("frame_walk",
-     r"\bsys\s*\.\s*_(?:getframe|current_frames|current_exceptions)\b"
+     r"\b_(?:getframe|current_frames|current_exceptions)\b"  # however sys is reached, or imported from
+     r"|\bPy(?:Eval_GetFrame|Frame_\w+|ThreadState_\w+|Eval_GetGlobals|Eval_GetLocals|Eval_GetBuiltins)\b"  # C
      r"|\binspect\s*\.\s*(?:currentframe|stack|trace|getouterframes|getinnerframes|getargvalues|getframeinfo)\b"
      r"|\bfrom\s+inspect\s+import\b[^#\n]*\b(?:currentframe|stack|trace|getouterframes|getinnerframes"
      r"|getargvalues|getframeinfo)\b"
@@ -109,10 +112,11 @@ RULES = _rules(
      r"|\bos\s*\.\s*killpg\s*\("
      r"|\bpidfd_send_signal\b|\bsignal\s*\.\s*pthread_kill\b"),
     # hooks that see every call, import and frame of the interpreter
-    ("trace_hook", r"\bsettrace\b|\bsetprofile\b|\bsys\s*\.\s*monitoring\b"),
-    ("audit_hook", r"\baddaudithook\b"),
+    ("trace_hook", r"(?i)\bsettrace\b|\bsetprofile\b|\bsys\s*\.\s*monitoring\b|\bPyEval_Set(?:Trace|Profile)"),
+    ("audit_hook", r"(?i)\baddaudithook\b|\bPySys_AddAuditHook\b"),
 )
-SLUGS = tuple(slug for slug, _ in RULES) + ("binary", "too_large", "too_many_files", "unreadable", "more", "symlink")
+SLUGS = tuple(slug for slug, _ in RULES) + ("binary", "coding", "too_large", "too_many_files", "unreadable", "more",
+                                             "symlink")
 
 
 @dataclass(frozen=True)
@@ -153,28 +157,97 @@ def findings_in_line(text: str) -> list[str]:
     return [slug for slug, pattern in RULES if pattern.search(text)]
 
 
-def scan_text(path: str, base: str | None, head: str) -> list[Finding]:
-    """Pure: the findings in the lines `head` adds to `base` (None: a new file, every line is added)."""
-    head_lines = _lines(head)
-    found: list[Finding] = []
-    for number in added_lines(base, head):
-        text = head_lines[number - 1]
-        # a backslash continues the line: `os.\<newline>_exit(0)` is one line to Python
-        following = number
-        while text.endswith("\\") and following < len(head_lines) and following - number < CONTINUATION_LINES:
-            text = text[:-1] + head_lines[following]
-            following += 1
-        found.extend(Finding(path, number, slug) for slug in findings_in_line(text))
-    return found
-
-
-def _decode(raw: bytes) -> str | None:
-    if b"\0" in raw:
-        return None
+def statements(lines: list[str]) -> list[tuple[int, int]]:
+    """The 0-based (first, last) spans of lines Python reads as one: lines continued by a backslash (C splices
+    them too), and a statement whose brackets or strings run over several lines (as tokenize reads it; text it
+    cannot read keeps the statements found before it stopped). Spans that overlap are merged."""
+    spans, start = [], None
+    for number, line in enumerate(lines):
+        if line.endswith("\\"):
+            start = number if start is None else start
+        elif start is not None:
+            spans.append((start, number))
+            start = None
+    if start is not None:
+        spans.append((start, len(lines) - 1))
+    first = None
     try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            if first is None and token.type in _BETWEEN:
+                continue
+            first = token.start[0] - 1 if first is None else first
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if token.end[0] - 1 > first:
+                    spans.append((first, min(token.end[0] - 1, len(lines) - 1)))
+                first = None
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(spans):
+        if merged and first <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(last, merged[-1][1]))
+        else:
+            merged.append((first, last))
+    return merged
+
+
+_BETWEEN = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+
+
+def _joined(lines: list[str]) -> str:
+    """A statement's lines as one text: a backslash and its newline removed (`sys.\\` + `_getframe()`, or a C
+    name spliced), other newlines kept, where the rules' `\\s*` reads across them; runs of blank space become one
+    (the blank lines between `(os` and `._exit)`)."""
+    text = "".join(line[:-1] if line.endswith("\\") else line + "\n" for line in lines)
+    return _BLANKS.sub("\n", text)
+
+
+_BLANKS = re.compile(r"[ \t\f]*\n[\s]*")
+
+
+def _windows(text: str) -> Iterable[str]:
+    """`text` in overlapping windows, so that no rule's search runs over a whole long statement."""
+    if len(text) <= WINDOW:
+        yield text
+        return
+    for begin in range(0, len(text), WINDOW - OVERLAP):
+        yield text[begin:begin + WINDOW]
+
+
+def scan_text(path: str, base: str | None, head: str) -> list[Finding]:
+    """Pure: the findings in the lines `head` adds to `base` (None: a new file, every line is added).
+
+    Each added line is read alone, and each statement over several lines that holds an added line is read whole
+    (what a rule finds there only, it reports at the statement's first added line): Python joins the lines of a
+    backslash continuation and of an open bracket, so `(os\\n._exit)(0)` is `os._exit(0)` to it."""
+    head_lines = _lines(head)
+    added = added_lines(base, head)
+    found: dict[tuple[int, str], None] = {}
+    for number in added:
+        found.update(((number, slug), None) for slug in findings_in_line(head_lines[number - 1]))
+    taken = set(added)
+    for first, last in statements(head_lines):
+        mine = [number for number in range(first + 1, last + 2) if number in taken]
+        if not mine:
+            continue
+        already = {slug for (number, slug) in found if first < number <= last + 1}
+        text = _joined(head_lines[first:last + 1])
+        slugs = dict.fromkeys(slug for window in _windows(text) for slug in findings_in_line(window))
+        found.update(((mine[0], slug), None) for slug in slugs if slug not in already)
+    return [Finding(path, number, slug) for number, slug in sorted(found, key=lambda key: key[0])]
+
+
+def _decode(raw: bytes) -> tuple[str | None, str]:
+    """(text, encoding) as Python reads a source file: by its coding declaration or byte-order mark (PEP 263),
+    else UTF-8 — a UTF-7 file writes `_` as `+AF8-`; None for a binary (a NUL byte, or bytes its encoding or a
+    codec Python does not know cannot read)."""
+    if b"\0" in raw:
+        return None, ""
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(raw).readline)[0]
+        return raw.decode(encoding), encoding
+    except (SyntaxError, UnicodeDecodeError, LookupError):  # a codec only the code under test may register
+        return None, ""
 
 
 def scan_file(path: str, base: bytes | None, head: bytes | None, *, max_bytes: int = MAX_BYTES) -> list[Finding]:
@@ -183,11 +256,14 @@ def scan_file(path: str, base: bytes | None, head: bytes | None, *, max_bytes: i
         return []
     if len(head) > max_bytes:
         return [Finding(path, 1, "too_large")]
-    head_text = _decode(head)
+    head_text, encoding = _decode(head)
     if head_text is None:  # a binary the patch adds or changes may be importable (.so, .pyc, a zip)
         return [] if base == head else [Finding(path, 1, "binary")]
-    base_text = _decode(base) if base is not None and len(base) <= max_bytes else None
-    return scan_text(path, base_text, head_text)
+    base_text, was = _decode(base) if base is not None and len(base) <= max_bytes else (None, "")
+    found = scan_text(path, base_text, head_text)
+    if encoding not in ("utf-8", "utf-8-sig") and encoding != was:  # what a person reads is not what runs
+        found.insert(0, Finding(path, 1, "coding"))
+    return found
 
 
 class ReadFailed(Exception):

@@ -197,8 +197,11 @@ def _evidence_holds(evidence: Evidence, policy: Policy, failures: int, runs: int
         holds.append("two_flake_signatures")  # article 004 holds any two signatures; §6 only a real flake
     if d is budget.Decision.REJECT_EVIDENCE:
         holds.append("evidence_rejected")
-    if evidence.failed_once and failures == 0 and any(r.outcome == "fail" for r in evidence.unshrunk_replays):
+    wide = evidence.unshrunk_replays
+    if evidence.failed_once and failures == 0 and any(r.outcome == "fail" for r in wide):
         holds.append("shrink_distorted")  # the wide input still fails, its witness does not
+    elif 0 < failures < runs and len(wide) >= policy.min_reruns and all(r.outcome == "fail" for r in wide):
+        holds.append("shrink_distorted")  # the wide input fails every time, its witness only sometimes: no flake
     return holds
 
 
