@@ -61,14 +61,26 @@ def start_and_collect(argv: list[str], *, env: dict[str, str], cwd: str, preexec
 
 def spawn(argv: list[str], *, cwd: str, env: dict[str, str], preexec: Callable[[], None],
           pass_fds: tuple[int, ...] = (), quiet: bool = False) -> subprocess.Popen:
-    """Start a process in a session of its own, with pipes (`quiet`: /dev/null), marked running until `released`."""
+    """Start a process in a session of its own, with pipes, marked running until `released`. `quiet`: its stdin
+    at its end at once, and what it writes read and dropped — pipes all the same, as an evaluation's are (a
+    standard stream that can seek, /dev/null, is one a program can tell from a pipe)."""
     become_subreaper()
-    streams = subprocess.DEVNULL if quiet else subprocess.PIPE
     with _SPAWNING:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=streams, stdout=streams, stderr=streams,
-                                start_new_session=True, preexec_fn=preexec, pass_fds=pass_fds)
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT if quiet else subprocess.PIPE, start_new_session=True,
+                                preexec_fn=preexec, pass_fds=pass_fds)
         _RUNNING.add(proc.pid)
+    if quiet:
+        proc.stdin.close()
+        threading.Thread(target=_drop, args=(proc.stdout,), name="witness-quiet", daemon=True).start()
     return proc
+
+
+def _drop(stream) -> None:
+    """Read `stream` to its end and forget it."""
+    with stream:
+        while stream.read1(1 << 16):
+            pass
 
 
 def released(pid: int) -> None:

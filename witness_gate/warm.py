@@ -9,6 +9,7 @@ them for one runner and says, in `note`, why the series went back to cold starts
 from __future__ import annotations
 
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -39,9 +40,15 @@ def _starter() -> ThreadPoolExecutor:
 class WarmParent:
     """One warm sandbox; `run` is called by one thread at a time."""
 
-    def __init__(self, proc, control: socket.socket, inbox: Path) -> None:
+    def __init__(self, proc, control: socket.socket, inbox: Path, word: str = "") -> None:
         self.proc, self.control, self.inbox = proc, control, inbox
+        self.word = word  # the series' word, which every answer of the parent's starts with
         self.why = ""  # set when this parent can take no more evaluations
+
+    def heard(self, said: bytes) -> str:
+        """An answer without the series' word: '' when the parent is gone, `forged` when it does not carry it."""
+        text = said.decode("utf-8", errors="replace")
+        return text[len(self.word) + 1:] if text.startswith(f"{self.word} ") else ("forged" if text else "")
 
     @classmethod
     def start(cls, spawn: Callable[[int], object], inbox: Path, timeout: float) -> "WarmParent | str":
@@ -54,16 +61,19 @@ class WarmParent:
             return f"the warm sandbox did not start: {exc.strerror}"
         finally:
             theirs.close()
-        parent = cls(proc, control, inbox)
+        parent = cls(proc, control, inbox, secrets.token_hex(16))
         control.settimeout(timeout)
         try:
-            said = control.recv(4096).decode("utf-8", errors="replace")
+            control.send(parent.word.encode())  # read by the parent before any dependency runs
+            said = parent.heard(control.recv(4096))
         except OSError:
             said = ""
         control.settimeout(None)
         if said == "ready":
             return parent
         parent.close()
+        if said == "forged":
+            return "the warm parent's socket answered without the series' word (code its imports ran took it)"
         return said[5:] if said.startswith("cold ") else "the warm parent ended before it was ready"
 
     def run(self, key: str, cpu: int, timeout: float, cap: int) -> Finished | None:
@@ -85,13 +95,15 @@ class WarmParent:
             os.close(out_r), os.close(err_r)
             return None
         stdout, stderr, said, fault = _read(out_r, err_r, self.control, started + timeout, cap)
+        said = self.heard(said)
         seconds = time.monotonic() - started
         if fault:  # the evaluation's wall clock or output cap: as a cold start, the whole sandbox ends
             self.why = f"an evaluation ended by {fault}"
             self.close()
             return Finished(stdout, stderr, fault, -1, seconds)
         if not said.startswith(("done ", "broken ")):
-            self.why = "the warm parent ended during an evaluation"
+            self.why = ("the warm parent's socket answered without the series' word" if said == "forged"
+                        else "the warm parent ended during an evaluation")
             self.close()
             return None
         parts = said.split(" ", 2)
@@ -120,10 +132,10 @@ class WarmParent:
 
 
 def _read(out_r: int, err_r: int, control: socket.socket, deadline: float, cap: int
-          ) -> tuple[bytes, bytes, str, str | None]:
+          ) -> tuple[bytes, bytes, bytes, str | None]:
     """Both streams to their end and the parent's answer, within the deadline and the cap."""
     buffers = {out_r: bytearray(), err_r: bytearray()}
-    said, fault = "", None
+    said, fault = b"", None
     with selectors.DefaultSelector() as selector:
         for fd in buffers:
             selector.register(fd, selectors.EVENT_READ)
@@ -135,7 +147,7 @@ def _read(out_r: int, err_r: int, control: socket.socket, deadline: float, cap: 
                 break
             for key, _ in selector.select(timeout=min(remaining, 0.5)):
                 if key.fileobj is control:
-                    said = control.recv(4096).decode("utf-8", errors="replace")
+                    said = control.recv(4096)
                     selector.unregister(control)
                     if not said:  # the parent is gone: its streams may never end
                         break

@@ -410,8 +410,9 @@ def changed(before: tuple, real_root: str, stand_in) -> str:
     why = final(before)
     if why:
         return why
-    if _shared_writable():
-        return "importing the dependencies mapped memory every evaluation would share"
+    flags = _mapping_flags()
+    if flags:
+        return f"importing the dependencies mapped memory {flags}"
     mapped = _mapped_from(real_root)
     if mapped:  # a native library of the checkout, loaded through ctypes: its constructors ran here
         return f"the set-up environment loaded the repository's {mapped}"
@@ -497,18 +498,22 @@ def _mapped_from(real_root: str) -> str:
     return ""
 
 
-def _shared_writable() -> bool:
-    """A shared mapping that may be made writable (mw), even one mapped read-only: children would write
-    it together (glibc's read-only gconv cache cannot be, and is no channel)."""
+def _mapping_flags() -> str:
+    """How a mapping the imports made reaches children otherwise than a cold start's memory ('' for none): shared
+    and one that may be made writable (mw), even one mapped read-only, which children would write together
+    (glibc's read-only gconv cache cannot be, and is no channel); or marked to be wiped (wf) or left out (dc) at a
+    fork, which every child would read as zeros or miss where a cold start reads what was written."""
     fd, chunks = _os_open("/proc/self/smaps", _O_RDONLY), []
     try:  # bytes, not a text file: no codec lookup (Python code of the standard library) runs here
         while chunk := _os_read(fd, 1 << 16):
             chunks.append(chunk)
     finally:
         _os_close(fd)
-    shared = False
     for line in b"".join(chunks).split(b"\n"):
         if line.startswith(b"VmFlags:"):
             flags = line.split()[1:]
-            shared = shared or (b"sh" in flags and b"mw" in flags)
-    return shared
+            if b"sh" in flags and b"mw" in flags:
+                return "every evaluation would share"
+            if b"wf" in flags or b"dc" in flags:
+                return "a fork wipes or leaves out"
+    return ""

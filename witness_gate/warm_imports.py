@@ -14,7 +14,7 @@ from pathlib import Path
 
 MAX_FILES = 500  # a property reaching more of the repository than this warms what was read so far
 MAX_BYTES = 256 << 10  # a larger file is neither read here nor compiled by the warm parent (harness_imports)
-NEVER = frozenset({"__future__", "__main__"})  # witness_gate is warmed from the harness copy, first on sys.path
+NEVER = frozenset({"__future__", "__main__"})
 
 
 def provided(root: Path) -> set[str]:
@@ -42,18 +42,6 @@ def _module_file(root: Path, dotted: str) -> list[Path]:
             if candidate.is_file():
                 found.append(candidate)
     return found
-
-
-def _at_import(tree: ast.AST):
-    """The import statements that surely run when the module is imported: at its top, in the body of a
-    `try` or of a class there; not under an `if`, in a loop, a handler or a function."""
-    stack = list(getattr(tree, "body", []))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-        elif isinstance(node, (ast.Try, ast.ClassDef)) or type(node).__name__ == "TryStar":
-            stack.extend(node.body)
 
 
 def _first_imports(tree: ast.AST, package: str, ours: set[str]) -> list[str]:
@@ -147,11 +135,11 @@ def reached(root: Path, relpath: str) -> tuple[list[str], list[str]]:
         except Exception:  # noqa: BLE001 - RecursionError, MemoryError too: the evaluation meets it, cold
             continue
         if path == root / relpath:
-            # warmed: what the property's module imports first, and the gate's own package, which nothing
-            # before it configures; the repository's files are followed wherever they are imported, and
-            # only compiled (nothing of theirs is warmed: their imports run after the repository's code)
+            # warmed: what the property's module imports first (the gate's own package too, only there: a statement
+            # before its import may put another copy first on sys.path); the repository's files are followed
+            # wherever they are imported, and only compiled (nothing of theirs is warmed: their imports run after
+            # the repository's code)
             outside += _first_imports(tree, package, ours)
-            outside += [n for n in _imports(tree, package, _at_import) if n.split(".")[0] == "witness_gate"]
         for name in _imports(tree, package):
             if name.split(".", 1)[0] in ours:
                 for found in _module_file(root, name):

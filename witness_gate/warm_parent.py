@@ -59,6 +59,8 @@ _MODULE, _DICT, _type, _int, _len, _enumerate, _all, _compile, _exec = (type(sys
 _list, _posixpath, _set, _range = list, os.path, set, range
 _SETUP_ANNOTATIONS = bytes([__import__("opcode").opmap["SETUP_ANNOTATIONS"]])
 _FDS = __import__("array").array("i")  # its frombytes, for the descriptors a request carries
+_SYS_DICT, _zip = sys.__dict__, zip
+_FINDERS = (tuple(sys.meta_path), tuple(sys.path_hooks))  # as the interpreter started (this file loads before imports)
 _KEPT: list = []  # the stand-in property module the imports ran in (warm_imports), serve's frame
 _OWN: list = []  # the dicts of the gate's modules loaded by path (harness_imports, warm_sweep, warm_checks, this)
 _EXACT: list = []
@@ -107,9 +109,10 @@ def _import(name: str, namespace: dict, where: str) -> str:
         _exec(_compile(f"{statement} as {alias}" if alias else statement, where, "exec"), namespace)
     except ImportError as exc:  # a C-level match: nothing of a dependency's runs to tell
         parts = module.split(".")
+        if not (_raised_by_the_import_system(exc, where) and _finders_as_started()):
+            return "raised"  # a dependency's module or finder took part: it may answer otherwise in each child
         if _type(exc) is ModuleNotFoundError and _type(exc.name) is str and exc.name in {
-                ".".join(parts[:n]) for n in _range(1, _len(parts) + 1)} and _set(_MODULES) == ahead \
-                and _raised_by_the_import_system(exc, where):
+                ".".join(parts[:n]) for n in _range(1, _len(parts) + 1)} and _set(_MODULES) == ahead:
             return "missing"
         if _type(exc) is ImportError and attribute and exc.name == module and _type(_MODULES.get(module)) is _MODULE:
             return "missing"  # the module imported, as it does in each child; the name is not in it
@@ -117,6 +120,14 @@ def _import(name: str, namespace: dict, where: str) -> str:
     except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
         return "raised"
     return ""
+
+
+def _finders_as_started() -> bool:
+    """Whether sys.meta_path and sys.path_hooks hold the finders and hooks the interpreter started with, the very
+    objects, in a list (read through sys's dict, by exact type: nothing of a dependency's runs here): a finder of a
+    dependency's that declined once leaves no frame on the traceback of the ModuleNotFoundError it caused."""
+    return _all(_type(now) is _list and _len(now) == _len(then) and _all(a is b for a, b in _zip(now, then))
+                for now, then in ((_SYS_DICT.get("meta_path"), _FINDERS[0]), (_SYS_DICT.get("path_hooks"), _FINDERS[1])))
 
 
 def _raised_by_the_import_system(exc: BaseException, where: str) -> bool:
@@ -346,13 +357,15 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     except (ImportError, ValueError):
         pass
     control = socket.socket(fileno=int(os.environ.pop("WITNESS_WARM_FD")))
+    # the series' word, the gate's first message, read before any dependency runs: every answer carries it, so code
+    # that runs while the imports do, and finds the socket, cannot answer for the parent without reaching into it
+    word = _recvmsg(control, 64, 0)[0] + b" "
     control_fd, root = control.fileno(), os.getcwd()  # read before any dependency runs
     names = [n for n in os.environ.pop("WITNESS_WARM_IMPORTS", "").split(",") if n]
     files = json.loads(os.environ.pop("WITNESS_WARM_COMPILE", "[]"))
     prop = os.environ.get("WITNESS_PROPERTY", "").partition("::")[0]  # read before any dependency runs
     modes = SWEEP.fresh()  # before anything can have changed them
     _prctl(PR_SET_DUMPABLE, 0)  # an evaluation cannot trace this process or read its memory
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what an evaluation leaves comes back here to be reaped
     # compiled before any dependency is imported: no loader, codec or hook of theirs takes part
     ahead = _set(_MODULES)
     compile_reached(files, prop, root, imports.precompile)
@@ -366,21 +379,27 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     _posixpath.expandvars("$_"), _posixpath.expandvars(b"$_")  # its patterns, made now and not by an import
     for name in [n for n in _MODULES if n not in cold]:  # the parent's own (socket, ctypes, ...): bound here, and
         del _MODULES[name]  # a dependency that imports one or asks whether it was runs as under a cold harness
+    early = SWEEP.fingerprint()
     why, before, collecting = warm_imports(names, root, _list(plan[0]), prop, imports.property_module,
                                            _made_first(imports.COMPILED.get(prop)))
-    why = not_compiled or why
+    # what the imports set on this process that a fork hands on otherwise (a lowered CPU limit, a subreaper flag, a
+    # freeze, a POSIX timer, a flag on a standard descriptor): a cold start's evaluation keeps it, a child would not
+    why = not_compiled or why or SWEEP.moved(early, "importing the dependencies")
+    # only now, so that a dependency that made its process a subreaper moved the fingerprint: what an evaluation
+    # leaves comes back here to be reaped
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
     # from here no Python signal handler a dependency set runs in the parent, where every later child would
     # inherit what it changed: an evaluation's kill of its parent (or of -1) waits there, blocked, for ever
     mask = _sigmask(_SIG_BLOCK, _SIGNALS)
     # what the imports wrote (a cache under HOME) is kept and put back before every evaluation, the first too
     kept = SWEEP.snapshot() if not why else []
     why = why or (kept if _type(kept) is str else SWEEP.sweep(modes, kept))
-    fingerprint = SWEEP.fingerprint()
     _gc_freeze()  # what the imports left is out of every child's collections but its own (gc is off here)
+    fingerprint = SWEEP.fingerprint()
     why = why or CHECKS.final(before)  # the last word: nothing of a dependency's runs in this process after it
     _settrace(None)
     why = why or CHECKS.stray()
-    _send(control, f"cold {why}".encode() if why else b"ready")
+    _send(control, word + (f"cold {why}".encode() if why else b"ready"))
     if why:
         _exit(0)
     # the first child is forked after a sweep, as every later one: one's side effects on the interpreter (the
@@ -409,6 +428,6 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
             for fd in request[1]:
                 _close(fd)
         why = SWEEP.sweep(modes, kept) or SWEEP.moved(fingerprint)
-        _send(control, f"done {status}".encode() if not why else f"broken {status} {why}".encode())
+        _send(control, word + (f"done {status}".encode() if not why else f"broken {status} {why}".encode()))
         if why:
             _exit(0)

@@ -10,7 +10,10 @@ would inherit — has moved: nice, affinity, scheduling policy, I/O priority, OO
 
 from __future__ import annotations
 
+import _signal
 import ctypes
+import fcntl
+import gc
 import os
 import platform
 import resource
@@ -33,6 +36,13 @@ _getpriority, _getaffinity, _getscheduler, _getparam = (os.getpriority, os.sched
                                                          os.sched_getscheduler, os.sched_getparam)
 _getrlimit, _monotonic, _sleep = resource.getrlimit, time.monotonic, time.sleep
 _SYSCALL = ctypes.CDLL(None, use_errno=True).syscall
+_PRCTL, _OUT = ctypes.CDLL(None, use_errno=True).prctl, ctypes.c_int()
+_OUT_REF = ctypes.byref(_OUT)
+_fcntl, _F_GETFD, _F_GETFL = fcntl.fcntl, fcntl.F_GETFD, fcntl.F_GETFL
+_freeze_count, _sigpending, _sigtimedwait = gc.get_freeze_count, _signal.sigpending, _signal.sigtimedwait
+_tuple, _sorted, _int = tuple, sorted, int
+# prctl's PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_GET_CHILD_SUBREAPER, PR_GET_NO_NEW_PRIVS, PR_GET_TIMERSLACK
+_PRCTL_GETS = ((2, True), (3, False), (37, True), (39, False), (30, False))
 
 
 def fresh() -> tuple[int, ...]:
@@ -47,23 +57,57 @@ def others() -> list[int]:
     return [int(e) for e in _listdir("/proc") if e.isdigit() and int(e) not in (1, me)]
 
 
-def fingerprint() -> tuple:
-    """What a process of the same uid may set on this one and fork hands to every child."""
-    fd = _open("/proc/self/oom_score_adj", os.O_RDONLY)
+def _file(path: str) -> bytes:
+    fd = _open(path, os.O_RDONLY)
     try:
-        oom = _read(fd, 64)
+        return _read(fd, 4096)
     finally:
         _close(fd)
+
+
+def _prctl_gets() -> tuple:
+    values = []
+    for option, out in _PRCTL_GETS:
+        got = _PRCTL(option, _OUT_REF, 0, 0, 0) if out else _PRCTL(option, 0, 0, 0, 0)
+        values.append(_OUT.value if out else got)
+    return _tuple(values)
+
+
+def _descriptor_flags(fd: int) -> tuple:
+    try:
+        return _fcntl(fd, _F_GETFD), _fcntl(fd, _F_GETFL)
+    except OSError:
+        return ()
+
+
+def fingerprint() -> tuple:
+    """What a process of the same uid may set on this one and fork hands to every child, and what code in this
+    process may set that a fork hands on otherwise than a cold start has it: its prctl flags (parent-death signal,
+    dumpable, child subreaper, no-new-privileges, timer slack), its standard descriptors' flags, what it froze out
+    of garbage collection, its POSIX timers (a fork drops them) and the signals waiting on it."""
     ioprio = _SYSCALL(IOPRIO_GET, 1, 0) if IOPRIO_GET else None  # IOPRIO_WHO_PROCESS, this process
-    return (("nice", _getpriority(os.PRIO_PROCESS, 0)), ("affinity", tuple(sorted(_getaffinity(0)))),
+    return (("nice", _getpriority(os.PRIO_PROCESS, 0)), ("affinity", _tuple(_sorted(_getaffinity(0)))),
             ("scheduling policy", _getscheduler(0), _getparam(0).sched_priority), ("I/O priority", ioprio),
-            ("OOM score", oom), ("resource limits", tuple(_getrlimit(r) for r in RLIMITS)))
+            ("OOM score", _file("/proc/self/oom_score_adj")), ("resource limits", _tuple(_getrlimit(r) for r in RLIMITS)),
+            ("process flags", _prctl_gets()), ("standard descriptors", _tuple(_descriptor_flags(fd) for fd in (0, 1, 2))),
+            ("frozen objects", _freeze_count()), ("timers", _file("/proc/self/timers")),
+            ("pending signals", _tuple(_sorted(_int(s) for s in _sigpending()))))
 
 
-def moved(before: tuple) -> str:
-    """'' when the fingerprint is still `before`; else what moved."""
+def moved(before: tuple, by: str = "an evaluation") -> str:
+    """'' when the fingerprint is still `before`; else what moved (`by` whom)."""
     now = fingerprint()
-    return next((f"an evaluation changed the warm parent's {b[0]}" for b, n in zip(before, now) if b != n), "")
+    return next((f"{by} changed the warm parent's {b[0]}" for b, n in zip(before, now) if b != n), "")
+
+
+def drain() -> None:
+    """Take every signal waiting on this process (it blocks them all): one an evaluation queued, or a child's
+    SIGCHLD, would otherwise count in the next evaluation's SigQ (the uid's queued signals)."""
+    while True:
+        waiting = _sigpending()
+        if not waiting:
+            return
+        _sigtimedwait(waiting, 0)
 
 
 def end_processes() -> str:
@@ -80,6 +124,7 @@ def end_processes() -> str:
             except ChildProcessError:
                 break
         if not others():
+            drain()
             return ""
         _sleep(0.001)
     return "processes of an evaluation outlived it"
@@ -123,7 +168,8 @@ def snapshot() -> list[tuple] | str:
             elif entry.is_dir(follow_symlinks=False) and depth < KEPT_DEPTH:
                 kept.append(("folder", entry.path, mode & 0o7777))
                 folders.append((entry.path, depth + 1))
-            elif entry.is_file(follow_symlinks=False) and size + entry.stat().st_size <= KEPT_BYTES:
+            elif entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_nlink == 1 \
+                    and size + entry.stat().st_size <= KEPT_BYTES:  # a second name is not kept as one file
                 with open(entry.path, "rb") as handle:
                     data = handle.read(KEPT_BYTES - size + 1)
                 size += len(data)
