@@ -44,6 +44,7 @@ else:
     from witness_gate import harness_imports as _imports
 arrange_path, path_plan, use_path, _load, precompile = (_imports.arrange_path, _imports.path_plan, _imports.use_path,
                                                         _imports._load, _imports.precompile)
+gate_package = _imports.gate_package
 
 
 def clean_reason(text: str) -> str:
@@ -215,7 +216,7 @@ def _read_fixture(path: str, open_=os.open, read=os.read, close=os.close, decode
 # the warm start dependencies are imported after that and before main() runs, and cannot rebind them
 def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame, end=os._exit,
          evaluate=_evaluate, settings=None, read=read_key, open_channel=channel, arrange=arrange_path,
-         fixture_of=_read_fixture, load=_load, seed_with=random.seed, environ=os.environ) -> None:
+         fixture_of=_read_fixture, load=_load, seed_with=random.seed, environ=os.environ, gate=gate_package) -> None:
     """Evaluate, send the verdict, and end the process with the matching exit code (never returns).
 
     `settings`: the WITNESS_* variables as read before any dependency ran (the warm parent's); else now."""
@@ -239,6 +240,7 @@ def main(judge=verdict_of, blame=reason_for_exception, blame_import=import_blame
     sys.stderr.flush()
     # from here on repository code runs: only what is bound above decides and reports
     try:
+        gate()  # the gate's package before the property's module, whose code may then reorder sys.path
         prop = load(relpath, function)
     except BaseException as exc:  # noqa: BLE001 - a failure to import is no verdict, unless the code under test raised
         reason = None

@@ -188,6 +188,16 @@ def _follow_pth(pth: str, base: str, path: list[str]) -> list[str]:
     return skipped
 
 
+def gate_package():
+    """The gate's own package (its `contract`), imported from the gate's copy, first on the path, before the
+    property's module runs: code under test that then puts another `witness_gate` first on sys.path (a decorator
+    that wraps the property into a pass) finds this one in sys.modules, as every import of it after does."""
+    return _import_module("witness_gate")
+
+
+_import_module = importlib.import_module
+
+
 def property_module(relpath: str):
     """The property's module as the harness makes it, not yet run (the warm parent imports in one like it)."""
     name = "witness_property_" + relpath.replace("/", "_").removesuffix(".py")

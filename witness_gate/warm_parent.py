@@ -143,8 +143,8 @@ def _raised_by_the_import_system(exc: BaseException, where: str) -> bool:
     return True
 
 
-def warm_imports(names: list[str], root: str, path: list[str], prop: str, property_module, made_first: dict
-                 ) -> tuple[str, tuple, bool]:
+def warm_imports(names: list[str], root: str, path: list[str], prop: str, property_module, made_first: dict,
+                 gate_package) -> tuple[str, tuple, bool]:
     """Import `names` (never the repository's) as the property module `prop` (its relpath) does: (why the series
     starts cold, '' when the result is what a cold start imports too; what the checks compare with; whether the
     imports left garbage collection on, as each child gets it back).
@@ -165,6 +165,10 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
         CHECKS.real(folder) + os.sep).startswith(real_root)}  # where the path's search reaches the repository, and
     # only there (sys.meta_path untouched)
     sys.path_importer_cache.update(finders)
+    try:  # as harness.main imports it before it makes the property's module (harness_imports.gate_package)
+        gate_package()
+    except Exception as exc:  # noqa: BLE001 - each evaluation meets the same failure, cold
+        return f"the gate's package did not import: {type(exc).__name__}", before, _gc_isenabled()
     # the property module as the harness makes it (harness_imports._load: its spec, loader and file), in
     # sys.modules while its first imports run
     try:
@@ -381,7 +385,7 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
         del _MODULES[name]  # a dependency that imports one or asks whether it was runs as under a cold harness
     early = SWEEP.fingerprint()
     why, before, collecting = warm_imports(names, root, _list(plan[0]), prop, imports.property_module,
-                                           _made_first(imports.COMPILED.get(prop)))
+                                           _made_first(imports.COMPILED.get(prop)), imports.gate_package)
     # what the imports set on this process that a fork hands on otherwise (a lowered CPU limit, a subreaper flag, a
     # freeze, a POSIX timer, a flag on a standard descriptor): a cold start's evaluation keeps it, a child would not
     why = not_compiled or why or SWEEP.moved(early, "importing the dependencies")
