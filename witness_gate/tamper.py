@@ -73,6 +73,14 @@ RULES = _rules(
      r"|\b(?:setattr|delattr)\s*\(\s*sys\s*,\s*['\"]modules['\"]"
      r"|\bfrom\s+sys\s+import\b[^#\n]*\bmodules\b"
      r"|=\s*sys\s*\.\s*modules\s*(?:[;#)]|$)"),  # an alias, written through later
+    # where imports are looked for: code under test that puts a folder of its own first makes the property's later
+    # imports its own (a `decimal`, a `hypothesis` the oracle uses)
+    ("import_path",
+     r"\bsys\s*\.\s*(?:path|meta_path|path_hooks|path_importer_cache)\s*(?:\.\s*(?:insert|append|extend|remove|pop"
+     rf"|clear|update|setdefault|__setitem__|__delitem__|__iadd__)\b|\[[^\]]*\]\s*{_AUG}|{_AUG})"
+     r"|\bdel\s+sys\s*\.\s*(?:path|meta_path|path_hooks)\b|\bsite\s*\.\s*addsitedir\b"
+     r"|\bfrom\s+sys\s+import\b[^#\n]*\b(?:path|meta_path|path_hooks)\b"
+     r"|\b(?:setattr|delattr)\s*\(\s*sys\s*,\s*['\"](?:path|meta_path|path_hooks)['\"]"),
     ("builtins_write",
      r"\b__builtins__\b"
      rf"|\bbuiltins\s*\.\s*\w+\s*{_AUG}"
