@@ -147,7 +147,10 @@ def _separate(evidence: Evidence, payload: Any, head: Evaluate, base: Evaluate, 
     evidence.witness_hash = witness_hash(evidence.witness)
     evidence.flaky_shrink = None
     evidence.replays = replay_series(evidence.witness, head, policy.runs, "replay", progress)
-    evidence.unshrunk_replays = []
+    # as run_attempt does: unless every replay of the new witness failed, the pinned payload gets its own series on
+    # the head, so that a witness the code under test steered onto a coin toss is no flake (shrink_distorted)
+    evidence.unshrunk_replays = [] if all(row.outcome == "fail" for row in evidence.replays) else replay_series(
+        payload, head, policy.runs, "replay-unshrunk", progress)
 
 
 def _first_is_known(payload: Any, target: str | None,

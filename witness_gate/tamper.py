@@ -43,7 +43,7 @@ def _rules(*pairs: tuple[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
 RULES = _rules(
     # leaving the process before the harness writes its verdict
     ("os_exit", r"\b_exit\b"),  # os._exit however it is reached (an alias, `from os import`, a string), C's _exit
-    ("os_exec", r"\b(?:os|posix)\s*\.\s*(?:exec[lv]p?e?|posix_spawnp?|spawn[lv]p?e?)\s*\("
+    ("os_exec", r"\.\s*(?:exec[lv]p?e?|posix_spawnp?|spawn[lv]p?e?)\s*\("  # os's, however it is named
                 r"|\bfrom\s+(?:os|posix)\s+import\b[^#\n]*\b(?:exec[lv]p?e?|posix_spawnp?|spawn[lv]p?e?)\b"),
     # the process's own files and other processes
     ("proc_self", r"/proc/(?:self|thread-self)\b"),
@@ -51,7 +51,10 @@ RULES = _rules(
     ("dev_fd", r"/dev/(?:fd|stdout|stderr)\b"),
     # walking up to the harness's frames
     ("frame_walk",
-     r"\b_(?:getframe|current_frames|current_exceptions)\b"  # however sys is reached, or imported from
+     r"\b_(?:getframe|current_frames|current_exceptions)\b|\bcurrentframe\b"  # however reached (logging's too)
+     r"|\bf_(?:back|locals|globals|builtins)\b"  # a frame's, however named (a match statement's class pattern)
+     r"|\bPy_BUILD_CORE\b|\binternal/pycore_|\b_PyInterpreterFrame\b|\bPyGILState_\w+|\bPyThreadState\b"  # C
+     r"|->\s*(?:cframe|current_frame|previous|localsplus|f_back|f_locals|frame)\b"
      r"|\bPy(?:Eval_GetFrame|Frame_\w+|ThreadState_\w+|Eval_GetGlobals|Eval_GetLocals|Eval_GetBuiltins)\b"  # C
      r"|\binspect\s*\.\s*(?:currentframe|stack|trace|getouterframes|getinnerframes|getargvalues|getframeinfo)\b"
      r"|\bfrom\s+inspect\s+import\b[^#\n]*\b(?:currentframe|stack|trace|getouterframes|getinnerframes"
@@ -107,6 +110,13 @@ RULES = _rules(
                  r"|\bopen\s*\(\s*[12]\s*[,)]"),
     # foreign code in the interpreter
     ("ctypes", r"\b_?ctypes\b"),
+    # a module that reaches the process or the interpreter, under another name (the rules name them as themselves)
+    ("module_alias",
+     r"\bimport\s+(?:sys|os|posix|inspect|gc|importlib|signal|resource)\s+as\b"
+     r"|=\s*(?:sys|os|posix|inspect|gc)\s*(?:[;#),]|$)"
+     r"|\b(?:import_module|__import__)\s*\(\s*['\"](?:sys|os|posix|inspect|gc|builtins)['\"]"
+     r"|\.\s*__dict__\s*\[\s*['\"](?:modules|stdout|stderr|path|meta_path|_exit|_getframe)['\"]"
+     r"|\bsys\s*\.\s*modules\s*[,)]"),
     # the harness itself: the package, and __main__ (the harness runs as `python -m witness_gate.harness`)
     ("import_harness",
      r"\bwitness_gate\b|\bwitness_property_"
@@ -116,14 +126,14 @@ RULES = _rules(
     # signalling the parent or every process
     ("kill_parent",
      r"\bgetppid\b"
-     r"|\bos\s*\.\s*kill\s*\(\s*(?:1|-1|0)\s*,"
+     r"|\.\s*kill\s*\(\s*(?:1|-1|0)\s*,"
      r"|\bos\s*\.\s*killpg\s*\("
      r"|\bpidfd_send_signal\b|\bsignal\s*\.\s*pthread_kill\b"),
     # hooks that see every call, import and frame of the interpreter
     ("trace_hook", r"(?i)\bsettrace\b|\bsetprofile\b|\bsys\s*\.\s*monitoring\b|\bPyEval_Set(?:Trace|Profile)"),
     ("audit_hook", r"(?i)\baddaudithook\b|\bPySys_AddAuditHook\b"),
 )
-SLUGS = tuple(slug for slug, _ in RULES) + ("binary", "coding", "too_large", "too_many_files", "unreadable", "more",
+SLUGS = tuple(slug for slug, _ in RULES) + ("binary", "carriage_return", "coding", "too_large", "too_many_files", "unreadable", "more",
                                              "symlink")
 
 
@@ -165,52 +175,81 @@ def findings_in_line(text: str) -> list[str]:
     return [slug for slug, pattern in RULES if pattern.search(text)]
 
 
-def statements(lines: list[str]) -> list[tuple[int, int]]:
-    """The 0-based (first, last) spans of lines Python reads as one: lines continued by a backslash (C splices
-    them too), and a statement whose brackets or strings run over several lines (as tokenize reads it; text it
-    cannot read keeps the statements found before it stopped). Spans that overlap are merged."""
-    spans, start = [], None
+def _python_lines(lines: list[str]) -> list[str]:
+    """git's lines as Python reads them: a CR before the newline is part of the line break (a lone CR, which
+    Python reads as one too, is a finding of its own: `carriage_return`)."""
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _tokens(lines: list[str]) -> list[tokenize.TokenInfo]:
+    """The tokens of `lines` as far as tokenize can read them (none of a file it cannot read at all)."""
+    found: list[tokenize.TokenInfo] = []
+    try:
+        found.extend(tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return found
+
+
+def statements(lines: list[str]) -> list[tuple[int, int, str]]:
+    """The 0-based (first, last, tokens) of what Python reads as one statement over several lines: lines
+    continued by a backslash (C splices them too), and a statement whose brackets or strings run over several
+    lines (as tokenize reads it; text it cannot read keeps the statements found before it stopped), with its
+    tokens joined by single spaces, without comments (`(frame  # c` + `.f_back)` is `( frame . f_back )`), or ''
+    for a backslash continuation tokenize did not read. Spans that overlap are merged."""
+    lines = _python_lines(lines)
+    spans: list[tuple[int, int, str]] = []
+    start = None
     for number, line in enumerate(lines):
         if line.endswith("\\"):
             start = number if start is None else start
         elif start is not None:
-            spans.append((start, number))
+            spans.append((start, number, ""))
             start = None
     if start is not None:
-        spans.append((start, len(lines) - 1))
-    first = None
-    try:
-        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
-            if first is None and token.type in _BETWEEN:
-                continue
-            first = token.start[0] - 1 if first is None else first
-            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
-                if token.end[0] - 1 > first:
-                    spans.append((first, min(token.end[0] - 1, len(lines) - 1)))
-                first = None
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    merged: list[tuple[int, int]] = []
-    for first, last in sorted(spans):
+        spans.append((start, len(lines) - 1, ""))
+    first, words = None, []
+    for token in _tokens(lines):
+        if first is None and token.type in _BETWEEN:
+            continue
+        first = token.start[0] - 1 if first is None else first
+        if token.type not in _BETWEEN and token.type not in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            words.append(token.string)
+        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            if token.end[0] - 1 > first:
+                spans.append((first, min(token.end[0] - 1, len(lines) - 1), " ".join(words)))
+            first, words = None, []
+    merged: list[tuple[int, int, str]] = []
+    for first, last, text in sorted(spans):
         if merged and first <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(last, merged[-1][1]))
+            merged[-1] = (merged[-1][0], max(last, merged[-1][1]), " ".join(t for t in (merged[-1][2], text) if t))
         else:
-            merged.append((first, last))
+            merged.append((first, last, text))
     return merged
 
 
 _BETWEEN = (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
 
 
+def code_lines(lines: list[str]) -> set[int] | None:
+    """The 1-based lines on which code starts (a name, an operator, a number: not only a string or a comment), or
+    None when tokenize cannot read the text (not Python)."""
+    tokens = _tokens(_python_lines(lines))
+    if not tokens or tokens[-1].type != tokenize.ENDMARKER:
+        return None
+    return {t.start[0] for t in tokens if t.type in (tokenize.NAME, tokenize.OP, tokenize.NUMBER)}
+
+
 def _joined(lines: list[str]) -> str:
     """A statement's lines as one text: a backslash and its newline removed (`sys.\\` + `_getframe()`, or a C
     name spliced), other newlines kept, where the rules' `\\s*` reads across them; runs of blank space become one
     (the blank lines between `(os` and `._exit)`)."""
-    text = "".join(line[:-1] if line.endswith("\\") else line + "\n" for line in lines)
+    text = "".join(line[:-1] if line.endswith("\\") else line + "\n" for line in _python_lines(lines))
     return _BLANKS.sub("\n", text)
 
 
 _BLANKS = re.compile(r"[ \t\f]*\n[\s]*")
+_LONE_CR = re.compile(r"\r(?!$)")
 
 
 def _windows(text: str) -> Iterable[str]:
@@ -222,25 +261,44 @@ def _windows(text: str) -> Iterable[str]:
         yield text[begin:begin + WINDOW]
 
 
+def now_code(base: str | None, head: str) -> list[int]:
+    """1-based head lines the diff matches to a base line that was not code there (a string's or a comment's)
+    and are code now: a patch that closes a docstring early makes the base's text below it run unchanged."""
+    if base is None:
+        return []
+    base_lines, head_lines = _lines(base), _lines(head)
+    was, now = code_lines(base_lines), code_lines(head_lines)
+    if now is None:
+        return []
+    matcher = difflib.SequenceMatcher(None, base_lines, head_lines)
+    return [j + k + 1 for tag, i, _i2, j, j2 in matcher.get_opcodes() if tag == "equal" for k in range(j2 - j)
+            if (j + k + 1) in now and (was is None or (i + k + 1) not in was)]
+
+
 def scan_text(path: str, base: str | None, head: str) -> list[Finding]:
     """Pure: the findings in the lines `head` adds to `base` (None: a new file, every line is added).
 
-    Each added line is read alone, and each statement over several lines that holds an added line is read whole
-    (what a rule finds there only, it reports at the statement's first added line): Python joins the lines of a
-    backslash continuation and of an open bracket, so `(os\\n._exit)(0)` is `os._exit(0)` to it."""
+    Each added line is read alone (and so is a line the diff matches to the base that was a string or a comment
+    there and is code now), and each statement over several lines that holds one is read whole (what a rule finds
+    there only, it reports at the statement's first such line): Python joins the lines of a backslash continuation
+    and of an open bracket, so `(os\\n._exit)(0)` is `os._exit(0)` to it."""
     head_lines = _lines(head)
-    added = added_lines(base, head)
+    added = sorted({*added_lines(base, head), *now_code(base, head)})
     found: dict[tuple[int, str], None] = {}
     for number in added:
-        found.update(((number, slug), None) for slug in findings_in_line(head_lines[number - 1]))
+        line = head_lines[number - 1]
+        found.update(((number, slug), None) for slug in findings_in_line(line))
+        if _LONE_CR.search(line):  # Python reads a line break there, where git and this scan read none
+            found[(number, "carriage_return")] = None
     taken = set(added)
-    for first, last in statements(head_lines):
+    for first, last, tokens in statements(head_lines):
         mine = [number for number in range(first + 1, last + 2) if number in taken]
         if not mine:
             continue
         already = {slug for (number, slug) in found if first < number <= last + 1}
-        text = _joined(head_lines[first:last + 1])
-        slugs = dict.fromkeys(slug for window in _windows(text) for slug in findings_in_line(window))
+        texts = (_joined(head_lines[first:last + 1]), tokens)
+        slugs = dict.fromkeys(slug for text in texts if text for window in _windows(text)
+                              for slug in findings_in_line(window))
         found.update(((mine[0], slug), None) for slug in slugs if slug not in already)
     return [Finding(path, number, slug) for number, slug in sorted(found, key=lambda key: key[0])]
 
@@ -251,8 +309,8 @@ def _decode(raw: bytes) -> tuple[str | None, str]:
     codec Python does not know cannot read)."""
     if b"\0" in raw:
         return None, ""
-    try:
-        encoding = tokenize.detect_encoding(io.BytesIO(raw).readline)[0]
+    try:  # Python reads a lone CR as a line break before it looks for the declaration in the first two lines
+        encoding = tokenize.detect_encoding(io.BytesIO(raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")).readline)[0]
         return raw.decode(encoding), encoding
     except (SyntaxError, UnicodeDecodeError, LookupError):  # a codec only the code under test may register
         return None, ""
