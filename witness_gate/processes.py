@@ -67,12 +67,12 @@ def spawn(argv: list[str], *, cwd: str, env: dict[str, str], preexec: Callable[[
     become_subreaper()
     with _SPAWNING:
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT if quiet else subprocess.PIPE, start_new_session=True,
-                                preexec_fn=preexec, pass_fds=pass_fds)
+                                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec, pass_fds=pass_fds)
         _RUNNING.add(proc.pid)
-    if quiet:
+    if quiet:  # two pipes, as an evaluation has: a program may ask whether its stdout and stderr are one file
         proc.stdin.close()
-        threading.Thread(target=_drop, args=(proc.stdout,), name="witness-quiet", daemon=True).start()
+        for stream in (proc.stdout, proc.stderr):
+            threading.Thread(target=_drop, args=(stream,), name="witness-quiet", daemon=True).start()
     return proc
 
 

@@ -18,6 +18,7 @@ import builtins
 import ctypes
 import gc
 import importlib.machinery
+import mmap
 import os
 import random
 import signal
@@ -26,7 +27,7 @@ import types
 import weakref
 
 _FUNCTION, _MODULE, _STR, _LIST, _DICT, _INT = type(lambda: None), type(sys), str, list, dict, int
-_METHOD = types.MethodType
+_METHOD, _MMAP, _MAP_PRIVATE, _CODE, _id = types.MethodType, mmap.mmap, mmap.MAP_PRIVATE, types.CodeType, id
 _FILL_CACHE = importlib.machinery.FileFinder._fill_cache.__code__  # the import system listing a folder
 # importlib.metadata listing a folder of the path for distributions (a library reading its own version when
 # imported): told by its standard library file and name, since the module may not be imported yet
@@ -167,7 +168,6 @@ def watch_changed() -> str:
     if state["hooked"] is not False:
         return "importing the dependencies added an audit hook"
     return ""
-OURS = os.path.dirname(os.path.abspath(__file__)) + SEP  # the gate's copy: every Python function the parent runs
 
 
 class Stray:
@@ -180,15 +180,32 @@ class Stray:
         self.ran = ""
 
     def __call__(self, frame, event: str, arg) -> None:
-        if event == "call" and not self.ran:
+        if event == "call" and not self.ran and _id(frame.f_code) not in _TRUSTED:
             name = frame.f_code.co_filename
-            if _type(name) is not _STR or not name.startswith(OURS):
-                self.ran = name if _type(name) is _STR else "?"
-                _settrace(None)  # seen once is enough: a call queued again and again would trace for ever
+            self.ran = name if _type(name) is _STR else "?"
+            _settrace(None)  # seen once is enough: a call queued again and again would trace for ever
         return None
 
 
 STRAY = Stray()
+_TRUSTED: set[int] = set()  # the ids of the gate's own code objects, read before the imports (kept alive below)
+_TRUSTED_CODE: list = []
+
+
+def trust(*spaces: dict) -> None:
+    """Note the code of every function and method in `spaces` (the gate's modules' dicts), nested code too: the
+    only Python code STRAY lets run, told by identity — a dependency's code can carry any file name."""
+    todo = []
+    for space in spaces:
+        for value in _list(space.values()):
+            members = _list(value.__dict__.values()) if _type(value) is type else [value]
+            todo += [member.__code__ for member in members if _type(member) is _FUNCTION]
+    while todo:
+        code = todo.pop()
+        if _id(code) not in _TRUSTED:
+            _TRUSTED.add(_id(code))
+            _TRUSTED_CODE.append(code)
+            todo += [const for const in code.co_consts if _type(const) is _CODE]
 
 
 def stray() -> str:
@@ -503,12 +520,14 @@ def _mapping_flags() -> str:
     and one that may be made writable (mw), even one mapped read-only, which children would write together
     (glibc's read-only gconv cache cannot be, and is no channel); or marked to be wiped (wf) or left out (dc) at a
     fork, which every child would read as zeros or miss where a cold start reads what was written."""
+    probe = _MMAP(-1, 4096, flags=_MAP_PRIVATE)  # a mapping made now: locked when the imports asked for all future ones locked
     fd, chunks = _os_open("/proc/self/smaps", _O_RDONLY), []
     try:  # bytes, not a text file: no codec lookup (Python code of the standard library) runs here
         while chunk := _os_read(fd, 1 << 16):
             chunks.append(chunk)
     finally:
         _os_close(fd)
+        probe.close()
     for line in b"".join(chunks).split(b"\n"):
         if line.startswith(b"VmFlags:"):
             flags = line.split()[1:]
@@ -516,4 +535,6 @@ def _mapping_flags() -> str:
                 return "every evaluation would share"
             if b"wf" in flags or b"dc" in flags:
                 return "a fork wipes or leaves out"
+            if b"lo" in flags:  # mlock, or mlockall's future locking (the probe below): a fork drops both
+                return "locked in, which a fork unlocks"
     return ""

@@ -20,6 +20,7 @@ import _signal
 import _socket
 import ctypes
 import gc
+import importlib.machinery
 import json
 import os
 import random
@@ -60,6 +61,11 @@ _list, _posixpath, _set, _range = list, os.path, set, range
 _SETUP_ANNOTATIONS = bytes([__import__("opcode").opmap["SETUP_ANNOTATIONS"]])
 _FDS = __import__("array").array("i")  # its frombytes, for the descriptors a request carries
 _SYS_DICT, _zip = sys.__dict__, zip
+_FILE_FINDER = importlib.machinery.FileFinder  # with the interpreter's own loaders, for _nowhere's fresh look
+_LOADERS = importlib._bootstrap_external._get_supported_file_loaders()
+_SEARCH: list = []  # the evaluation's import path but the repository's folders (warm_imports)
+# what the import system caches for a folder: its own finders, or None (no finder); a dependency's object is neither
+_PLAIN_FINDERS = (_FILE_FINDER, __import__("zipimport").zipimporter, type(None))
 _FINDERS = (tuple(sys.meta_path), tuple(sys.path_hooks))  # as the interpreter started (this file loads before imports)
 _KEPT: list = []  # the stand-in property module the imports ran in (warm_imports), serve's frame
 _OWN: list = []  # the dicts of the gate's modules loaded by path (harness_imports, warm_sweep, warm_checks, this)
@@ -112,22 +118,56 @@ def _import(name: str, namespace: dict, where: str) -> str:
         if not (_raised_by_the_import_system(exc, where) and _finders_as_started()):
             return "raised"  # a dependency's module or finder took part: it may answer otherwise in each child
         if _type(exc) is ModuleNotFoundError and _type(exc.name) is str and exc.name in {
-                ".".join(parts[:n]) for n in _range(1, _len(parts) + 1)} and _set(_MODULES) == ahead:
+                ".".join(parts[:n]) for n in _range(1, _len(parts) + 1)} and _set(_MODULES) == ahead \
+                and _plain_packages(module) and _nowhere(module):
             return "missing"
-        if _type(exc) is ImportError and attribute and exc.name == module and _type(_MODULES.get(module)) is _MODULE:
-            return "missing"  # the module imported, as it does in each child; the name is not in it
+        imported = _MODULES.get(module)
+        if _type(exc) is ImportError and attribute and exc.name == module and _type(imported) is _MODULE \
+                and _type(imported.__dict__) is _DICT and "__getattr__" not in imported.__dict__ \
+                and _nowhere(f"{module}.{attribute}"):
+            return "missing"  # the module imported, as it does in each child; the name is not in it, nor a submodule
         return "raised"
     except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
         return "raised"
     return ""
 
 
+def _nowhere(name: str) -> bool:
+    """Whether no folder of the path but the repository's holds `name`, each part in the folder the one before it
+    is, as fresh finders of the gate's own read them: not what a dependency's finder, a package's `__path__` or a
+    finder cached for a folder answered (any of which may decline once and find it in each child)."""
+    folders, parts = _list(_SEARCH), name.split(".")
+    for depth in _range(_len(parts)):
+        full = ".".join(parts[:depth + 1])
+        spec = next((found for found in (_FILE_FINDER(folder, *_LOADERS).find_spec(full) for folder in folders)
+                     if found is not None), None)
+        if spec is None:
+            return True
+        folders = _list(spec.submodule_search_locations or ())
+    return False
+
+
 def _finders_as_started() -> bool:
     """Whether sys.meta_path and sys.path_hooks hold the finders and hooks the interpreter started with, the very
     objects, in a list (read through sys's dict, by exact type: nothing of a dependency's runs here): a finder of a
     dependency's that declined once leaves no frame on the traceback of the ModuleNotFoundError it caused."""
+    cache = _SYS_DICT.get("path_importer_cache")
     return _all(_type(now) is _list and _len(now) == _len(then) and _all(a is b for a, b in _zip(now, then))
-                for now, then in ((_SYS_DICT.get("meta_path"), _FINDERS[0]), (_SYS_DICT.get("path_hooks"), _FINDERS[1])))
+                for now, then in ((_SYS_DICT.get("meta_path"), _FINDERS[0]), (_SYS_DICT.get("path_hooks"), _FINDERS[1]))
+                ) and _type(cache) is _DICT and _all(_type(cache.get(folder)) in _PLAIN_FINDERS for folder in _SEARCH)
+
+
+def _plain_packages(name: str) -> bool:
+    """Whether every package `name` is in (imported) searches an exact list of exact strs, as the import system's
+    own: a `__path__` whose iteration is a dependency's code may yield nothing once and more in each child."""
+    parts = name.split(".")
+    for depth in _range(1, _len(parts)):
+        package = _MODULES.get(".".join(parts[:depth]))
+        space = package.__dict__ if _type(package) is _MODULE else None
+        where = space.get("__path__") if _type(space) is _DICT else None
+        if _type(where) is not _list or not _all(_type(folder) is str for folder in where):
+            return False
+    return True
 
 
 def _raised_by_the_import_system(exc: BaseException, where: str) -> bool:
@@ -165,6 +205,7 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
         CHECKS.real(folder) + os.sep).startswith(real_root)}  # where the path's search reaches the repository, and
     # only there (sys.meta_path untouched)
     sys.path_importer_cache.update(finders)
+    _SEARCH[:] = [folder for folder in path if folder not in finders]
     try:  # as harness.main imports it before it makes the property's module (harness_imports.gate_package)
         gate_package()
     except Exception as exc:  # noqa: BLE001 - each evaluation meets the same failure, cold
@@ -188,8 +229,7 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
             failed = _import(wanted, importer.__dict__, prop)
             binds = alias or rest.partition(">")[2] or rest.split(".")[0]  # `from a import b`: b; `import a.b`: a
             bound[binds] = importer.__dict__.get(binds, bound)
-            if failed and rest.split(".")[0].partition(">")[0] != "witness_gate":  # the gate's own package is
-                # warmed by name wherever the property imports it, an attribute too: not a statement of the module
+            if failed:
                 if failed == "raised":  # its code ran and failed: a retry in a child would find what it left
                     raised = f"importing the dependencies raised at {rest.replace('>', ' import ')}, which a " \
                              "cold start meets on its first attempt, with nothing an earlier one left"
@@ -352,6 +392,7 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     # interpreter's spare frame objects as every other child does
     _KEPT.append(_getframe())
     _OWN[:] = [imports.__dict__, sweep.__dict__, checks.__dict__, globals()]
+    CHECKS.trust(*_OWN)  # before any dependency runs: the code the parent runs after them is this, by identity
     _EXACT[:] = [imports.COMPILED]  # what a child runs for the checkout's files
     sys.addaudithook(CHECKS.WATCH)  # first of all: it sees a dependency add a hook of its own
     sys.argv[1:] = []  # the argv of a cold harness, for the imports and every child
@@ -388,7 +429,7 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
                                            _made_first(imports.COMPILED.get(prop)), imports.gate_package)
     # what the imports set on this process that a fork hands on otherwise (a lowered CPU limit, a subreaper flag, a
     # freeze, a POSIX timer, a flag on a standard descriptor): a cold start's evaluation keeps it, a child would not
-    why = not_compiled or why or SWEEP.moved(early, "importing the dependencies")
+    why = not_compiled or why or SWEEP.moved(early, "importing the dependencies") or SWEEP.roots_as_mounted(modes)
     # only now, so that a dependency that made its process a subreaper moved the fingerprint: what an evaluation
     # leaves comes back here to be reaped
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
@@ -397,7 +438,7 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     mask = _sigmask(_SIG_BLOCK, _SIGNALS)
     # what the imports wrote (a cache under HOME) is kept and put back before every evaluation, the first too
     kept = SWEEP.snapshot() if not why else []
-    why = why or (kept if _type(kept) is str else SWEEP.sweep(modes, kept))
+    why = why or (kept if _type(kept) is str else SWEEP.sweep(modes, kept)) or SWEEP.listed(kept)
     _gc_freeze()  # what the imports left is out of every child's collections but its own (gc is off here)
     fingerprint = SWEEP.fingerprint()
     why = why or CHECKS.final(before)  # the last word: nothing of a dependency's runs in this process after it

@@ -25,6 +25,7 @@ SETTLE_TRIES = 2000
 SWEEP_SECONDS = 10  # emptying takes at most this long; a slower sweep ends the series' warm start
 DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 KEPT_ENTRIES, KEPT_BYTES, KEPT_DEPTH = 4096, 16 << 20, 32  # what imports may leave in the writable roots
+SET_NS = 2 * 10**9  # a file's modification time this far from its change time was set, not written
 IOPRIO_GET = {"x86_64": 252, "aarch64": 31}.get(platform.machine())
 RLIMITS = tuple(getattr(resource, name) for name in sorted(dir(resource)) if name.startswith("RLIMIT_"))
 
@@ -40,7 +41,7 @@ _PRCTL, _OUT = ctypes.CDLL(None, use_errno=True).prctl, ctypes.c_int()
 _OUT_REF = ctypes.byref(_OUT)
 _fcntl, _F_GETFD, _F_GETFL = fcntl.fcntl, fcntl.F_GETFD, fcntl.F_GETFL
 _freeze_count, _sigpending, _sigtimedwait = gc.get_freeze_count, _signal.sigpending, _signal.sigtimedwait
-_tuple, _sorted, _int = tuple, sorted, int
+_tuple, _sorted, _int, _list, _abs, _any = tuple, sorted, int, list, abs, any
 # prctl's PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_GET_CHILD_SUBREAPER, PR_GET_NO_NEW_PRIVS, PR_GET_TIMERSLACK
 _PRCTL_GETS = ((2, True), (3, False), (37, True), (39, False), (30, False))
 
@@ -161,8 +162,13 @@ def snapshot() -> list[tuple] | str:
     kept, size, folders = [], 0, [(folder, 0) for folder in WRITABLE]
     while folders:
         folder, depth = folders.pop()
-        for entry in sorted(_scandir(folder), key=lambda e: e.name):
-            mode = entry.stat(follow_symlinks=False).st_mode
+        # newest first, as tmpfs lists a folder: made again in this order, it lists as the imports left it
+        for entry in reversed(_list(_scandir(folder))):
+            status = entry.stat(follow_symlinks=False)
+            mode = status.st_mode
+            if _listxattr(entry.path, follow_symlinks=False) or _abs(status.st_ctime_ns - status.st_mtime_ns) > SET_NS:
+                # an extended attribute, or times the imports set (a stamp): not what putting it back gives
+                return f"importing the dependencies left {entry.path}, which cannot be kept for every evaluation"
             if entry.is_symlink():
                 kept.append(("link", entry.path, _readlink(entry.path)))
             elif entry.is_dir(follow_symlinks=False) and depth < KEPT_DEPTH:
@@ -179,6 +185,26 @@ def snapshot() -> list[tuple] | str:
         if len(kept) > KEPT_ENTRIES or size > KEPT_BYTES:
             return "importing the dependencies wrote more to /tmp, /scratch or /dev/shm than can be kept"
     return kept
+
+
+def roots_as_mounted(modes: tuple[int, ...]) -> str:
+    """'' when the imports left each writable root with the mode it was mounted with and no extended attribute:
+    the sweep gives it that back before every evaluation, where a cold start keeps what its imports set."""
+    if fresh() != modes or _any(_listxattr(folder) for folder in WRITABLE):
+        return "importing the dependencies changed /tmp, /scratch or /dev/shm themselves (a mode, an attribute)"
+    return ""
+
+
+def listed(kept: list[tuple]) -> str:
+    """'' when every folder of what was kept lists its entries as the imports left them; else which does not."""
+    expected: dict[str, list[str]] = {}
+    for _kind, path, *_rest in kept:
+        folder, _, name = path.rpartition("/")
+        expected.setdefault(folder, []).insert(0, name)
+    for folder, names in expected.items():
+        if _listdir(folder) != names:
+            return f"what the imports left in {folder} does not list in its order once put back"
+    return ""
 
 
 def _restore(kept: list[tuple]) -> None:
