@@ -48,6 +48,15 @@ BASE = "def double(x):\n    return x + x\n"
     ("sys.path_hooks.insert(0, hook)", "import_path"),
     ("site.addsitedir('vendor')", "import_path"),
     ("from sys import path as where", "import_path"),
+    ("for name, module in list(sys.modules.items()):", "sys_modules_scan"),
+    ("importlib.machinery.PathFinder.find_spec = mine", "import_machinery"),
+    ("    def find_spec(self, name, path, target=None):", "import_machinery"),
+    ("math.isclose = lambda a, b, **kw: True", "stdlib_patch"),
+    ("setattr(statistics, 'fmean', fake)", "stdlib_patch"),
+    ("pdb.Pdb(stdin=commands).set_trace()", "debugger"),
+    ("breakpoint()", "debugger"),
+    ("    def __eq__(self, other):", "compare_hook"),
+    ("    def __bool__(self):", "compare_hook"),
     ("builtins.open = my_open", "builtins_write"),
     ("builtins.__dict__['print'] = p", "builtins_write"),
     ("setattr(builtins, 'len', lambda x: 0)", "builtins_write"),
@@ -99,6 +108,8 @@ def test_each_construct_is_found_with_its_slug_and_line(line, slug):
     "for folder in sys.path:",
     "here = os.path.join(os.path.dirname(__file__), 'data')",
     "found = 'vendor' in sys.path",
+    "fast = importlib.util.find_spec('numpy') is not None",  # asking whether an optional library is there
+    "if x == y and not flag:",
     "os.kill(child_pid, signal.SIGTERM)",
 ])
 def test_ordinary_code_is_not_a_finding(line):

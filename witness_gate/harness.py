@@ -2,7 +2,8 @@
 
 The runner starts it as `python -P -s -B <gate>/witness_gate/harness.py`: neither the working
 directory nor a user site is on sys.path, so nothing from the checkout runs before it, and the only
-PYTHON* variable is PYTHONHASHSEED (the pinned hash order). It imports the standard library only.
+PYTHON* variables are PYTHONHASHSEED (the pinned hash order) and PYTHONBREAKPOINT=0 (no debugger). It imports
+the standard library only.
 
 Environment in: WITNESS_PROPERTY (`<relpath>::<function>`), WITNESS_FIXTURE (canonical JSON of the
 payload), WITNESS_SEED and WITNESS_ENV (the set-up's output). The verdict key arrives as the first

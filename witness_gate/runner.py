@@ -116,6 +116,7 @@ class PropertyRunner:
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "LANG": "C.UTF-8",
             "PYTHONHASHSEED": hash_seed(self.seed),
+            "PYTHONBREAKPOINT": "0",  # breakpoint() does nothing: a debugger runs commands in the harness's frame too
             "WITNESS_PROPERTY": self.selector,
             "WITNESS_FIXTURE": self.sandbox.scratch_path(scratch, "fixture.json"),
             "WITNESS_SEED": self.seed,

@@ -19,6 +19,7 @@ import io
 import os
 import re
 import stat
+import sys
 import tokenize
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -76,6 +77,21 @@ RULES = _rules(
      r"|\b(?:setattr|delattr)\s*\(\s*sys\s*,\s*['\"]modules['\"]"
      r"|\bfrom\s+sys\s+import\b[^#\n]*\bmodules\b"
      r"|=\s*sys\s*\.\s*modules\s*(?:[;#)]|$)"),  # an alias, written through later
+    # reading every module there is, the property's half-run one among them (to give it a global of its own)
+    ("sys_modules_scan",
+     r"\bsys\s*\.\s*modules\s*\.\s*(?:values|items|keys|copy)\b"
+     r"|\b(?:list|dict|tuple|iter|vars|sorted|set)\s*\(\s*sys\s*\.\s*modules\b|\bin\s+sys\s*\.\s*modules\s*:"),
+    # the import system's own parts: a finder or loader patched hands the property's later imports its own modules
+    ("import_machinery",
+     r"\b(?:PathFinder|FileFinder|SourceFileLoader|SourcelessFileLoader|ExtensionFileLoader|BuiltinImporter"
+     r"|FrozenImporter|spec_from_file_location|spec_from_loader|module_from_spec|_bootstrap(?:_external)?)\b"
+     r"|\bdef\s+(?:find_spec|find_module|exec_module|create_module|load_module)\b"),  # a finder or loader of its own
+    # a debugger runs its commands in any frame (the harness's too), from a string or a .pdbrc
+    ("debugger", r"\b(?:pdb|bdb|breakpoint|set_trace|Pdb|Bdb|InteractiveConsole|breakpointhook)\b"
+                 r"|\bcode\s*\.\s*interact\b"),
+    # what the property's comparisons and truth tests ask the values the implementation returns
+    ("compare_hook", r"\bdef\s+__(?:eq|ne|lt|le|gt|ge|bool|hash|instancecheck|subclasscheck)__\b"
+                     r"|\b__(?:eq|ne|bool|instancecheck|subclasscheck)__\s*="),
     # where imports are looked for: code under test that puts a folder of its own first makes the property's later
     # imports its own (a `decimal`, a `hypothesis` the oracle uses)
     ("import_path",
@@ -84,6 +100,10 @@ RULES = _rules(
      r"|\bdel\s+sys\s*\.\s*(?:path|meta_path|path_hooks)\b|\bsite\s*\.\s*addsitedir\b"
      r"|\bfrom\s+sys\s+import\b[^#\n]*\b(?:path|meta_path|path_hooks)\b"
      r"|\b(?:setattr|delattr)\s*\(\s*sys\s*,\s*['\"](?:path|meta_path|path_hooks)['\"]"),
+    # a module of the standard library's changed where every importer sees it (`math.isclose = ...`)
+    ("stdlib_patch", rf"\b(?:{'|'.join(sorted(n for n in sys.stdlib_module_names if not n.startswith('_')))})"
+                     rf"\s*\.\s*\w+\s*{_AUG}"
+                     rf"|\b(?:setattr|delattr)\s*\(\s*(?:{'|'.join(sorted(sys.stdlib_module_names))})\s*,"),
     ("builtins_write",
      r"\b__builtins__\b"
      rf"|\bbuiltins\s*\.\s*\w+\s*{_AUG}"
@@ -322,6 +342,8 @@ def scan_file(path: str, base: bytes | None, head: bytes | None, *, max_bytes: i
         return []
     if len(head) > max_bytes:
         return [Finding(path, 1, "too_large")]
+    if os.path.basename(path) == ".pdbrc":  # a debugger's commands, run in whatever frame it stops in
+        return [] if base == head else [Finding(path, 1, "debugger")]
     head_text, encoding = _decode(head)
     if head_text is None:  # a binary the patch adds or changes may be importable (.so, .pyc, a zip)
         return [] if base == head else [Finding(path, 1, "binary")]
