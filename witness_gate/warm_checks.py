@@ -188,6 +188,7 @@ class Stray:
 
 
 STRAY = Stray()
+DROPPED: list = []  # the finders import_system took out of the cache, never freed in the parent
 _TRUSTED: set[int] = set()  # the ids of the gate's own code objects, read before the imports (kept alive below)
 _TRUSTED_CODE: list = []
 
@@ -239,7 +240,9 @@ def _handlers() -> tuple:
 # code it calls (reading the fixture, seeding, making and loading the property's module) and those of the gate
 SURFACE = ("__main__", "json", "json.decoder", "json.scanner", "random", "functools", "os", "posixpath",
            "genericpath", "importlib", "importlib.util", "importlib.machinery", "importlib._bootstrap",
-           "importlib._bootstrap_external")
+           "importlib._bootstrap_external", "zipimport", "_imp", "marshal", "posix", "_thread", "_io", "_warnings")
+# (the built-in modules the import system calls through by attribute: one a dependency patched runs its code in a
+# failed import, with no frame left on the traceback)
 
 
 def snapshot(*own, exact=()) -> tuple:
@@ -362,7 +365,7 @@ def import_system(finders: dict, path: list[str], real_root: str, root: str) -> 
     for folder in _list(cache):  # ours, or a finder a dependency made for a folder of the repository
         if (real(folder) + SEP).startswith(real_root) or not folder.startswith(SEP) \
                 or (folder + SEP).startswith(root + SEP):
-            del cache[folder]
+            DROPPED.append(cache.pop(folder))  # kept: its finalizer, a C callable STRAY cannot see, never runs
     if _type(now) is not _LIST or _any(_type(p) is not _STR for p in now) or now != path:
         return "importing the dependencies changed sys.path"  # each child takes the path read before the imports
     return ""

@@ -59,6 +59,7 @@ _MODULE, _DICT, _type, _int, _len, _enumerate, _all, _compile, _exec = (type(sys
                                                                         all, compile, exec)
 _list, _posixpath, _set, _range = list, os.path, set, range
 _SETUP_ANNOTATIONS = bytes([__import__("opcode").opmap["SETUP_ANNOTATIONS"]])
+_FUTURE = __import__("__future__")
 _FDS = __import__("array").array("i")  # its frombytes, for the descriptors a request carries
 _SYS_DICT, _zip = sys.__dict__, zip
 _FILE_FINDER = importlib.machinery.FileFinder  # with the interpreter's own loaders, for _nowhere's fresh look
@@ -124,7 +125,7 @@ def _import(name: str, namespace: dict, where: str) -> str:
         imported = _MODULES.get(module)
         if _type(exc) is ImportError and attribute and exc.name == module and _type(imported) is _MODULE \
                 and _type(imported.__dict__) is _DICT and "__getattr__" not in imported.__dict__ \
-                and _nowhere(f"{module}.{attribute}"):
+                and _plain_packages(f"{module}.{attribute}") and _nowhere(f"{module}.{attribute}"):
             return "missing"  # the module imported, as it does in each child; the name is not in it, nor a submodule
         return "raised"
     except BaseException:  # noqa: BLE001 - the evaluation imports it again and meets the same failure
@@ -147,6 +148,12 @@ def _nowhere(name: str) -> bool:
     return False
 
 
+def _dev_null_stdin() -> None:
+    fd = os.open(os.devnull, os.O_RDONLY)
+    _dup2(fd, 0)
+    _close(fd)
+
+
 def _finders_as_started() -> bool:
     """Whether sys.meta_path and sys.path_hooks hold the finders and hooks the interpreter started with, the very
     objects, in a list (read through sys's dict, by exact type: nothing of a dependency's runs here): a finder of a
@@ -166,6 +173,9 @@ def _plain_packages(name: str) -> bool:
         space = package.__dict__ if _type(package) is _MODULE else None
         where = space.get("__path__") if _type(space) is _DICT else None
         if _type(where) is not _list or not _all(_type(folder) is str for folder in where):
+            return False
+        cache = _SYS_DICT.get("path_importer_cache")  # and the finders cached for its folders are the system's
+        if _type(cache) is not _DICT or not _all(_type(cache.get(folder)) in _PLAIN_FINDERS for folder in where):
             return False
     return True
 
@@ -205,6 +215,7 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
         CHECKS.real(folder) + os.sep).startswith(real_root)}  # where the path's search reaches the repository, and
     # only there (sys.meta_path untouched)
     sys.path_importer_cache.update(finders)
+    _KEPT.append(finders)  # never freed here either: a weak callback a dependency tied to one runs no code of ours
     _SEARCH[:] = [folder for folder in path if folder not in finders]
     try:  # as harness.main imports it before it makes the property's module (harness_imports.gate_package)
         gate_package()
@@ -367,6 +378,10 @@ def _made_first(compiled) -> dict:
         made["__doc__"] = code.co_consts[0]
     if code.co_code[2:3] == _SETUP_ANNOTATIONS:  # after RESUME: the module's first instruction
         made["__annotations__"] = {}
+    for name in _FUTURE.all_feature_names:  # `from __future__ import x` binds x, and leaves its flag on the code
+        feature = getattr(_FUTURE, name)
+        if feature.compiler_flag and code.co_flags & feature.compiler_flag and name in code.co_names:
+            made[name] = feature
     return made
 
 
@@ -424,12 +439,14 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     _posixpath.expandvars("$_"), _posixpath.expandvars(b"$_")  # its patterns, made now and not by an import
     for name in [n for n in _MODULES if n not in cold]:  # the parent's own (socket, ctypes, ...): bound here, and
         del _MODULES[name]  # a dependency that imports one or asks whether it was runs as under a cold harness
+    _dev_null_stdin()  # a cold harness's fd 0 once its key is read, when the property's imports run
     early = SWEEP.fingerprint()
     why, before, collecting = warm_imports(names, root, _list(plan[0]), prop, imports.property_module,
                                            _made_first(imports.COMPILED.get(prop)), imports.gate_package)
     # what the imports set on this process that a fork hands on otherwise (a lowered CPU limit, a subreaper flag, a
     # freeze, a POSIX timer, a flag on a standard descriptor): a cold start's evaluation keeps it, a child would not
-    why = not_compiled or why or SWEEP.moved(early, "importing the dependencies") or SWEEP.roots_as_mounted(modes)
+    why = not_compiled or why or SWEEP.moved(early, "importing the dependencies") or SWEEP.roots_as_mounted(modes) \
+        or ("importing the dependencies left a process running" if SWEEP.others() else "")  # cold, it runs on
     # only now, so that a dependency that made its process a subreaper moved the fingerprint: what an evaluation
     # leaves comes back here to be reaped
     _prctl(PR_SET_CHILD_SUBREAPER, 1)

@@ -174,12 +174,12 @@ def snapshot() -> list[tuple] | str:
             elif entry.is_dir(follow_symlinks=False) and depth < KEPT_DEPTH:
                 kept.append(("folder", entry.path, mode & 0o7777))
                 folders.append((entry.path, depth + 1))
-            elif entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_nlink == 1 \
-                    and size + entry.stat().st_size <= KEPT_BYTES:  # a second name is not kept as one file
+            elif entry.is_file(follow_symlinks=False) and status.st_nlink == 1 and size + status.st_size <= KEPT_BYTES \
+                    and status.st_blocks * 512 >= status.st_size:  # a second name, or a hole, is not what writing gives
                 with open(entry.path, "rb") as handle:
                     data = handle.read(KEPT_BYTES - size + 1)
                 size += len(data)
-                kept.append(("file", entry.path, mode & 0o7777, data))
+                kept.append(("file", entry.path, mode & 0o7777, data, (status.st_atime_ns, status.st_mtime_ns)))
             else:
                 return f"importing the dependencies left {entry.path}, which cannot be kept for every evaluation"
         if len(kept) > KEPT_ENTRIES or size > KEPT_BYTES:
@@ -218,6 +218,7 @@ def _restore(kept: list[tuple]) -> None:
             try:
                 _write_all(fd, rest[1])
                 _fchmod(fd, rest[0])
+                _utime(fd, ns=rest[2])  # the times the imports left (a dependency may have noted them)
             finally:
                 _close(fd)
     for kind, path, *rest in reversed(kept):  # an unwritable folder gets its mode once it is filled
