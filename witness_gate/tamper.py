@@ -32,8 +32,11 @@ MAX_TOTAL_BYTES = 64 * 1024 * 1024  # per change: past it, the file that crossed
 MAX_FINDINGS = 50  # reasons reported per change; the last one says there were more
 WINDOW, OVERLAP = 4096, 512  # a statement over many lines is read in windows of this many characters
 
-_AUG = r"(?:[-+*/%@&|^]|//|<<|>>|\*\*)?=(?!=)"  # =, +=, |=, ... but not ==
+_AUG = r"(?::[^=\n]*)?(?:[-+*/%@&|^]|//|<<|>>|\*\*)?=(?!=)"  # =, +=, |=, `: T =` ... but not ==
 _DICT_WRITES = r"(?:update|pop|popitem|setdefault|clear|__setitem__|__delitem__|__ior__)"
+
+
+_STDLIB = "|".join(sorted(n for n in sys.stdlib_module_names if not n.startswith("_")))
 
 
 def _rules(*pairs: tuple[str, str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
@@ -79,7 +82,8 @@ RULES = _rules(
      r"|=\s*sys\s*\.\s*modules\s*(?:[;#)]|$)"),  # an alias, written through later
     # reading every module there is, the property's half-run one among them (to give it a global of its own)
     ("sys_modules_scan",
-     r"\bsys\s*\.\s*modules\s*\.\s*(?:values|items|keys|copy)\b"
+     r"\bvars\s*\(\s*sys\s*\)|\bgetattr\s*\(\s*sys\s*,\s*['\"](?:modules|path|meta_path|path_hooks|stdout|stderr)['\"]"
+     r"|\bsys\s*\.\s*modules\s*\.\s*(?:values|items|keys|copy)\b"
      r"|\b(?:list|dict|tuple|iter|vars|sorted|set)\s*\(\s*sys\s*\.\s*modules\b|\bin\s+sys\s*\.\s*modules\s*:"),
     # the import system's own parts: a finder or loader patched hands the property's later imports its own modules
     ("import_machinery",
@@ -90,8 +94,10 @@ RULES = _rules(
     ("debugger", r"\b(?:pdb|bdb|breakpoint|set_trace|Pdb|Bdb|InteractiveConsole|breakpointhook)\b"
                  r"|\bcode\s*\.\s*interact\b"),
     # what the property's comparisons and truth tests ask the values the implementation returns
-    ("compare_hook", r"\bdef\s+__(?:eq|ne|lt|le|gt|ge|bool|hash|instancecheck|subclasscheck)__\b"
-                     r"|\b__(?:eq|ne|bool|instancecheck|subclasscheck)__\s*="),
+    ("compare_hook", r"\b__(?:eq|ne|lt|le|gt|ge|bool|hash|instancecheck|subclasscheck)__\b"  # however it is set
+                     r"|\bdef\s+__(?:r?(?:add|sub|mul|truediv|floordiv|mod|pow)|abs|neg|float|int|index|round)__\b"
+                     # what the property's arithmetic asks the values (a lying __sub__ beats abs(a - b) < tol)
+                     r"|\bunittest\s*\.\s*mock\b|\bfrom\s+unittest(?:\.mock)?\s+import\b|\bmock\s*\.\s*ANY\b"),
     # where imports are looked for: code under test that puts a folder of its own first makes the property's later
     # imports its own (a `decimal`, a `hypothesis` the oracle uses)
     ("import_path",
@@ -99,11 +105,14 @@ RULES = _rules(
      rf"|clear|update|setdefault|__setitem__|__delitem__|__iadd__)\b|\[[^\]]*\]\s*{_AUG}|{_AUG})"
      r"|\bdel\s+sys\s*\.\s*(?:path|meta_path|path_hooks)\b|\bsite\s*\.\s*addsitedir\b"
      r"|\bfrom\s+sys\s+import\b[^#\n]*\b(?:path|meta_path|path_hooks)\b"
-     r"|\b(?:setattr|delattr)\s*\(\s*sys\s*,\s*['\"](?:path|meta_path|path_hooks)['\"]"),
+     r"|\b(?:setattr|delattr)\s*\(\s*sys\s*,\s*['\"](?:path|meta_path|path_hooks)['\"]"
+     rf"|\b__path__\s*(?:\.\s*(?:insert|append|extend|remove|clear|__setitem__)\b|\[[^\]]*\]\s*{_AUG}|{_AUG})"
+     r"|\bsubmodule_search_locations\b"),  # a package's own search path: the oracle's `from email.utils import`
     # a module of the standard library's changed where every importer sees it (`math.isclose = ...`)
-    ("stdlib_patch", rf"\b(?:{'|'.join(sorted(n for n in sys.stdlib_module_names if not n.startswith('_')))})"
-                     rf"\s*\.\s*\w+\s*{_AUG}"
-                     rf"|\b(?:setattr|delattr)\s*\(\s*(?:{'|'.join(sorted(sys.stdlib_module_names))})\s*,"),
+    ("stdlib_patch", rf"\b(?:{_STDLIB})(?:\s*\.\s*\w+)+\s*{_AUG}"  # os.path.join = ..., math.isclose: T = ...
+                     rf"|\b(?:set|del)attr\s*\(\s*(?:{_STDLIB})\s*,|\b(?:{_STDLIB})\s*\.\s*__dict__\b"
+                     rf"|\bvars\s*\(\s*(?:{_STDLIB})\s*\)|\b__(?:setattr|delattr)__\s*\("
+                     rf"|\bgetcontext\s*\(\s*\)\s*\.\s*\w+\s*{_AUG}|\b(?:setcontext|setlocale)\s*\("),
     ("builtins_write",
      r"\b__builtins__\b"
      rf"|\bbuiltins\s*\.\s*\w+\s*{_AUG}"

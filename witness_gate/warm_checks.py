@@ -334,6 +334,28 @@ def plain_modules() -> str:
             return "the set-up environment put a name that is not a string in sys.modules"
         if _type(module) is not _MODULE and name not in INERT:
             return f"the set-up environment puts {name} in sys.modules as an object that is not a plain module"
+        space = module.__dict__ if _type(module) is _MODULE else {}
+        if _type(space) is not _DICT or _any(_type(key) is not _STR for key in _list(space)):
+            # a key of its own compares with every name looked up there: its __eq__ would run at each look
+            return f"the set-up environment keeps a name that is not a string in {name}"
+    return ""
+
+
+def _mapped_writable_file() -> str:
+    """'' unless a file of /tmp, /scratch or /dev/shm, or a deleted one, is mapped: the sweep writes those anew, so
+    every child would map the file the imports made, where a cold start maps the one the evaluation writes."""
+    fd, chunks = _os_open("/proc/self/maps", _O_RDONLY), []
+    try:
+        while chunk := _os_read(fd, 1 << 16):
+            chunks.append(chunk)
+    finally:
+        _os_close(fd)
+    for line in b"".join(chunks).split(b"\n"):
+        fields = line.split(maxsplit=5)
+        if _len(fields) == 6 and (fields[5].startswith((b"/tmp/", b"/scratch/", b"/dev/shm/"))
+                                  or fields[5].endswith(b" (deleted)")):
+            return "importing the dependencies mapped a file the sweep writes anew (" + \
+                fields[5].decode("utf-8", "replace") + ")"
     return ""
 
 
@@ -434,6 +456,9 @@ def changed(before: tuple, real_root: str, stand_in) -> str:
     if flags:
         return f"importing the dependencies mapped memory {flags}"
     mapped = _mapped_from(real_root)
+    why = "" if mapped else _mapped_writable_file()
+    if why:
+        return why
     if mapped:  # a native library of the checkout, loaded through ctypes: its constructors ran here
         return f"the set-up environment loaded the repository's {mapped}"
     if _SYSCALL(CLOSE_RANGE, ALL_FDS, ALL_FDS, 0) != 0:  # else each child would close 2**31 numbers one by one

@@ -145,6 +145,10 @@ def _nowhere(name: str) -> bool:
         if spec is None:
             return True
         folders = _list(spec.submodule_search_locations or ())
+        package = _MODULES.get(full)  # and the folders the imported package searches (a dependency may add one)
+        where = package.__dict__.get("__path__") if _type(package) is _MODULE else None
+        if _type(where) is _list:
+            folders += [folder for folder in where if _type(folder) is str and folder not in folders]
     return False
 
 
@@ -440,12 +444,13 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     for name in [n for n in _MODULES if n not in cold]:  # the parent's own (socket, ctypes, ...): bound here, and
         del _MODULES[name]  # a dependency that imports one or asks whether it was runs as under a cold harness
     _dev_null_stdin()  # a cold harness's fd 0 once its key is read, when the property's imports run
-    early = SWEEP.fingerprint()
+    early, bounds = SWEEP.fingerprint(), SWEEP.limits()
     why, before, collecting = warm_imports(names, root, _list(plan[0]), prop, imports.property_module,
                                            _made_first(imports.COMPILED.get(prop)), imports.gate_package)
     # what the imports set on this process that a fork hands on otherwise (a lowered CPU limit, a subreaper flag, a
     # freeze, a POSIX timer, a flag on a standard descriptor): a cold start's evaluation keeps it, a child would not
-    why = not_compiled or why or SWEEP.moved(early, "importing the dependencies") or SWEEP.roots_as_mounted(modes) \
+    why = not_compiled or why or SWEEP.moved(early, "importing the dependencies") or SWEEP.limits_lowered(bounds) \
+        or SWEEP.roots_as_mounted(modes) \
         or ("importing the dependencies left a process running" if SWEEP.others() else "")  # cold, it runs on
     # only now, so that a dependency that made its process a subreaper moved the fingerprint: what an evaluation
     # leaves comes back here to be reaped

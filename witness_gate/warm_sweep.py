@@ -18,6 +18,7 @@ import os
 import platform
 import resource
 import signal
+import sys
 import time
 
 WRITABLE = ("/tmp", "/scratch", "/dev/shm")  # the tmpfs the sandbox mounts fresh in a cold start
@@ -41,7 +42,8 @@ _PRCTL, _OUT = ctypes.CDLL(None, use_errno=True).prctl, ctypes.c_int()
 _OUT_REF = ctypes.byref(_OUT)
 _fcntl, _F_GETFD, _F_GETFL = fcntl.fcntl, fcntl.F_GETFD, fcntl.F_GETFL
 _freeze_count, _sigpending, _sigtimedwait = gc.get_freeze_count, _signal.sigpending, _signal.sigtimedwait
-_tuple, _sorted, _int, _list, _abs, _any = tuple, sorted, int, list, abs, any
+_tuple, _sorted, _int, _list, _abs, _any, _id = tuple, sorted, int, list, abs, any, id
+_digits, _recursion, _SYS_DICT = sys.get_int_max_str_digits, sys.getrecursionlimit, sys.__dict__
 # prctl's PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_GET_CHILD_SUBREAPER, PR_GET_NO_NEW_PRIVS, PR_GET_TIMERSLACK
 _PRCTL_GETS = ((2, True), (3, False), (37, True), (39, False), (30, False))
 
@@ -92,7 +94,22 @@ def fingerprint() -> tuple:
             ("OOM score", _file("/proc/self/oom_score_adj")), ("resource limits", _tuple(_getrlimit(r) for r in RLIMITS)),
             ("process flags", _prctl_gets()), ("standard descriptors", _tuple(_descriptor_flags(fd) for fd in (0, 1, 2))),
             ("frozen objects", _freeze_count()), ("timers", _file("/proc/self/timers")),
+            ("standard streams", _tuple(_id(_SYS_DICT.get(n)) for n in ("stdin", "stdout", "stderr"))),
             ("pending signals", _tuple(_sorted(_int(s) for s in _sigpending()))))
+
+
+def limits() -> tuple[float, int]:
+    """The interpreter's int-digit limit (0: none) and recursion limit, under which a child decodes its fixture."""
+    return (_digits() or float("inf"), _recursion())
+
+
+def limits_lowered(before: tuple[float, int]) -> str:
+    """'' unless the imports lowered a limit a cold harness decodes its fixture under before they run (raising one,
+    a deep library's own set-up, changes nothing a fixture meets)."""
+    now = limits()
+    if now[0] < before[0] or now[1] < before[1]:
+        return "importing the dependencies lowered the interpreter's int-digit or recursion limit"
+    return ""
 
 
 def moved(before: tuple, by: str = "an evaluation") -> str:
@@ -169,10 +186,11 @@ def snapshot() -> list[tuple] | str:
             if _listxattr(entry.path, follow_symlinks=False) or _abs(status.st_ctime_ns - status.st_mtime_ns) > SET_NS:
                 # an extended attribute, or times the imports set (a stamp): not what putting it back gives
                 return f"importing the dependencies left {entry.path}, which cannot be kept for every evaluation"
+            times = (status.st_atime_ns, status.st_mtime_ns)
             if entry.is_symlink():
-                kept.append(("link", entry.path, _readlink(entry.path)))
+                kept.append(("link", entry.path, _readlink(entry.path), times))
             elif entry.is_dir(follow_symlinks=False) and depth < KEPT_DEPTH:
-                kept.append(("folder", entry.path, mode & 0o7777))
+                kept.append(("folder", entry.path, mode & 0o7777, times))
                 folders.append((entry.path, depth + 1))
             elif entry.is_file(follow_symlinks=False) and status.st_nlink == 1 and size + status.st_size <= KEPT_BYTES \
                     and status.st_blocks * 512 >= status.st_size:  # a second name, or a hole, is not what writing gives
@@ -221,9 +239,11 @@ def _restore(kept: list[tuple]) -> None:
                 _utime(fd, ns=rest[2])  # the times the imports left (a dependency may have noted them)
             finally:
                 _close(fd)
-    for kind, path, *rest in reversed(kept):  # an unwritable folder gets its mode once it is filled
+    for kind, path, *rest in reversed(kept):  # a folder gets its mode and times once it is filled
         if kind == "folder":
             _chmod(path, rest[0])
+        if kind != "file":
+            _utime(path, ns=rest[-1], follow_symlinks=False)
 
 
 def _write_all(fd: int, data: bytes) -> None:
