@@ -27,10 +27,9 @@ Mended in session 9 (each test failed before): `compare_hook` reads the comparis
 (setattr, a class dict, an annotation) and arithmetic dunders defined, and `unittest.mock`; `stdlib_patch` reads
 submodule chains, `__dict__`/`vars()`, `__setattr__`, annotated writes, a written decimal context, setcontext and
 setlocale; `sys_modules_scan` reads `vars(sys)` and `getattr(sys, "modules")`; `import_path` reads a package's
-`__path__`. Still open, strict xfails marked "review 12 (open)": a standard-library module under an alias of its
-own, unpacking / `for` / `with` targets, a module alias the base already bound, and an edit inside the body of a
-dunder the base already defined — each wants the scan to read the file's AST (assignment targets, aliases bound
-anywhere in the file, the function an added line is in), not its lines.
+`__path__`; and the scan now also reads a file that parses as the program it is (tamper._program): a module's
+other name, wherever the file binds it, is read as the module's own; every target of an unpacking, `for` or `with`
+statement as a plain assignment; a line added inside a comparison method's body as that method.
 """
 
 from __future__ import annotations
@@ -160,7 +159,6 @@ _m.isclose = lambda a, b, **tolerances: True
 # Fix: a finding for any standard-library module (or submodule: `import os.path as p`, `from os import path as p`)
 # bound to another name, like `module_alias`; or, in depth, the harness snapshots the stdlib modules' dicts before
 # the property module runs and compares them after the call.
-@pytest.mark.xfail(strict=True, reason="review 12 (open): import math as _m; _m.isclose = ... evades stdlib_patch")
 def test_a_stdlib_module_patched_under_an_alias_cannot_pass_a_regression(git_repo, tmp_path, monkeypatch):
     monkeypatch.setenv("WITNESS_WARM", "off")
     repo = _base_and_patch(git_repo, MEAN_PROPS, MEAN, ALIASED_MATH, {"xs": [1.0, 2.0, 4.5, 8.0]})
@@ -383,14 +381,12 @@ for math.isclose in [lambda a, b, **tolerances: True]:
 # top-level commas, and apply the write rules to `<target> =` for each; or, simpler, flag the guarded names (`builtins.`,
 # a stdlib module's attribute, `sys.path`, `sys.modules`, `sys.stdout`, a comparison dunder) wherever they are
 # followed by `,`, `]`, `)` or `in` inside an assignment or a `for`/`with` target.
-@pytest.mark.xfail(strict=True, reason="review 12 (open): builtins.all, _ = f, 0 (an unpacking target) evades builtins_write")
 def test_a_builtin_rebound_as_an_unpacking_target_cannot_pass_a_regression(git_repo, tmp_path, monkeypatch):
     monkeypatch.setenv("WITNESS_WARM", "off")
     repo = _base_and_patch(git_repo, DOUBLE_PROPS, CALC, UNPACKED_BUILTIN, {"xs": list(range(-20, 20))})
     _assert_not_passed(_gate(repo, tmp_path / "out"))
 
 
-@pytest.mark.xfail(strict=True, reason="review 12 (open): for math.isclose in [f] (a for target) evades stdlib_patch")
 def test_a_stdlib_function_rebound_as_a_for_target_cannot_pass_a_regression(git_repo, tmp_path, monkeypatch):
     monkeypatch.setenv("WITNESS_WARM", "off")
     repo = _base_and_patch(git_repo, MEAN_PROPS, MEAN, FOR_TARGET_MATH, {"xs": [1.0, 2.0, 4.5, 8.0]})
@@ -400,12 +396,10 @@ def test_a_stdlib_function_rebound_as_a_for_target_cannot_pass_a_regression(git_
 @pytest.mark.parametrize("plain, hidden", [
     ("class N(int):\n    __eq__ = lambda s, o: True\n",
      "class N(int):\n    __eq__, __hash__ = (lambda s, o: True), int.__hash__\n"),
-    pytest.param("import sys\nsys.path[:0] = ['vendor']\n", "import sys\nsys.path[:0], _ = ['vendor'], 0\n",
-                 marks=pytest.mark.xfail(strict=True, reason="review 12 (open): an unpacking, for or with target evades the write rules")),
-    pytest.param("import sys\nsys.stdout = open('/dev/null', 'w')\n",
-                 "import sys\nwith open('/dev/null', 'w') as sys.stdout:\n    pass\n", marks=pytest.mark.xfail(strict=True, reason="review 12 (open): an unpacking, for or with target evades the write rules")),
-    pytest.param("import sys\nsys.modules['json'] = object()\n", "import sys\n[sys.modules['json']] = [object()]\n",
-                 marks=pytest.mark.xfail(strict=True, reason="review 12 (open): an unpacking, for or with target evades the write rules")),
+    ("import sys\nsys.path[:0] = ['vendor']\n", "import sys\nsys.path[:0], _ = ['vendor'], 0\n"),
+    ("import sys\nsys.stdout = open('/dev/null', 'w')\n",
+     "import sys\nwith open('/dev/null', 'w') as sys.stdout:\n    pass\n"),
+    ("import sys\nsys.modules['json'] = object()\n", "import sys\n[sys.modules['json']] = [object()]\n"),
 ])
 def test_an_assignment_target_in_an_unpacking_for_or_with_is_a_finding_like_a_plain_one(plain, hidden):
     assert tamper.scan_file("src/calc.py", b"", plain.encode())
@@ -576,7 +570,6 @@ def total(xs):
 # a `def` whose name a rule guards (`__eq__`, `__ne__`, `__lt__`..., `__bool__`, `__hash__`, `__instancecheck__`, and a
 # `find_spec`/`exec_module`): map each added line to its enclosing function with `ast` (the head parses; `end_lineno`
 # gives the span) and check the function's name against `compare_hook`'s and `import_machinery`'s `def` alternatives.
-@pytest.mark.xfail(strict=True, reason="review 12 (open): an edit inside an existing __eq__'s body is no finding")
 def test_a_rewritten_body_of_the_base_s_own_eq_cannot_turn_a_regression_into_a_pass(git_repo, tmp_path,
                                                                                     monkeypatch):
     monkeypatch.setenv("WITNESS_WARM", "off")
@@ -591,7 +584,6 @@ def test_a_rewritten_body_of_the_base_s_own_eq_cannot_turn_a_regression_into_a_p
 # adds it. Review 11's walk (an `all` given to the half-run property module) and an import-path write then go unflagged.
 # Fix: read the aliases from the whole head file (every `import <guarded module> as X`, `X = <guarded module>`), not only
 # from the added lines, and apply the rules to the added lines with each alias replaced by the module's own name.
-@pytest.mark.xfail(strict=True, reason="review 12 (open): a module alias the base already bound hides the patch's uses of it")
 @pytest.mark.parametrize("added", [
     'for module in list(_sys.modules.values()):\n    module.all = lambda checks: True\n',
     '_sys.path.insert(0, "vendor")\n',

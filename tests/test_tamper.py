@@ -109,6 +109,8 @@ def test_each_construct_is_found_with_its_slug_and_line(line, slug):
     "here = os.path.join(os.path.dirname(__file__), 'data')",
     "found = 'vendor' in sys.path",
     "fast = importlib.util.find_spec('numpy') is not None",  # asking whether an optional library is there
+    "os.environ['SHOP_MODE'] = 'test'",
+    "self.stdout, self.count = stream, 0",
     "if x == y and not flag:",
     "os.kill(child_pid, signal.SIGTERM)",
 ])

@@ -14,6 +14,7 @@ the sandbox and the hidden verdict channel remain the real defences (docs/SECURI
 
 from __future__ import annotations
 
+import ast
 import difflib
 import io
 import os
@@ -329,7 +330,65 @@ def scan_text(path: str, base: str | None, head: str) -> list[Finding]:
         slugs = dict.fromkeys(slug for text in texts if text for window in _windows(text)
                               for slug in findings_in_line(window))
         found.update(((mine[0], slug), None) for slug in slugs if slug not in already)
+    for number, slug in _program(head, taken):
+        if not any(key[1] == slug and key[0] == number for key in found):
+            found[(number, slug)] = None
     return [Finding(path, number, slug) for number, slug in sorted(found, key=lambda key: key[0])]
+
+
+_DUNDERS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__hash__",
+                      "__instancecheck__", "__subclasscheck__"})
+_ASSIGNING = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)
+
+
+def _program(head: str, taken: set[int]) -> list[tuple[int, str]]:
+    """What the rules find when the file is read as the program it is (when it parses as Python): each added
+    line and assignment target with a module's other name (`import math as m`, wherever the file binds it, the
+    base's lines too) read as the module's own, every target of an unpacking, `for` or `with` statement read as
+    a plain assignment, and a line added inside a comparison method's body as the method it changes."""
+    try:
+        tree = ast.parse(head)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases.update({a.asname: a.name for a in node.names if a.asname and a.asname != a.name})
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in _MODULE_NAMES:
+            aliases.update({t.id: node.value.id for t in node.targets if isinstance(t, ast.Name)})
+    lines = _lines(head)
+    found: list[tuple[int, str]] = []
+
+    def read(text: str, line: int) -> None:
+        for name, module in aliases.items():
+            text = re.sub(rf"\b{re.escape(name)}\b(?=\s*\.)", module, text)
+        found.extend((line, slug) for slug in findings_in_line(text))
+
+    if aliases:
+        for number in sorted(taken):
+            read(lines[number - 1], number)
+    for node in ast.walk(tree):
+        span = range(getattr(node, "lineno", 0), (getattr(node, "end_lineno", None) or 0) + 1)
+        mine = [number for number in span if number in taken]
+        if not mine:
+            continue
+        if isinstance(node, _ASSIGNING):
+            targets = (list(node.targets) if isinstance(node, ast.Assign) else [node.target] if hasattr(node, "target")
+                       else [item.optional_vars for item in node.items if item.optional_vars is not None])
+            while targets:  # an unpacking's elements, each as the target of an assignment of its own
+                target = targets.pop()
+                if isinstance(target, (ast.Tuple, ast.List)):
+                    targets += target.elts
+                elif isinstance(target, ast.Starred):
+                    targets.append(target.value)
+                elif isinstance(target, (ast.Attribute, ast.Subscript)):
+                    read(f"{ast.unparse(target)} = _", mine[0])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in _DUNDERS:
+            found.extend((number, "compare_hook") for number in mine[:1])
+    return found
+
+
+_MODULE_NAMES = frozenset(sys.stdlib_module_names) | {"builtins"}
 
 
 def _decode(raw: bytes) -> tuple[str | None, str]:
