@@ -410,3 +410,30 @@ def test_the_harness_writes_to_its_own_stderr_before_the_property(tmp_path):
     warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_add", [{}, {}])
     assert cold[0][0] == "fail", cold
     assert warm == cold or note, (warm, cold, note)
+
+
+# --- a report-only review at the end of session 9: a standard-library function every child calls before its key ----
+# Each warm child makes its repository hook while it waits for its request: os.path.realpath(root), which looks up
+# stat.S_ISLNK when it runs. A dependency that replaced it when imported ran its own code in every child before the
+# key was read (cold, realpath runs before any dependency is imported). `stat` is on the compared surface now, so the
+# series starts cold; before, the mark below was there in every warm evaluation and in no cold one.
+SPY = '''import stat
+
+_ISLNK = stat.S_ISLNK
+
+
+def _spy(mode):
+    open("/tmp/ran-before-the-key", "w").close()
+    return _ISLNK(mode)
+
+
+stat.S_ISLNK = _spy
+'''
+SPY_PROPS = "import os\n\nimport spy\n\n\ndef prop_clean(p):\n    return not os.path.exists('/tmp/ran-before-the-key') or 'ran'\n"
+
+
+def test_a_standard_library_function_a_child_calls_before_its_key_cannot_be_a_dependency_s(tmp_path):
+    repo, env = _build(tmp_path, {"p.py": SPY_PROPS}, {"spy.py": SPY})
+    warm, cold, note = _warm_and_cold(repo, env, "p.py::prop_clean", [{}, {}])
+    assert cold == [("pass", None)] * 2, cold
+    assert warm == cold and note.startswith("warm start not used"), (warm, cold, note)

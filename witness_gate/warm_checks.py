@@ -240,7 +240,8 @@ def _handlers() -> tuple:
 # code it calls (reading the fixture, seeding, making and loading the property's module) and those of the gate
 SURFACE = ("__main__", "json", "json.decoder", "json.scanner", "random", "functools", "os", "posixpath",
            "genericpath", "importlib", "importlib.util", "importlib.machinery", "importlib._bootstrap",
-           "importlib._bootstrap_external", "zipimport", "_imp", "marshal", "posix", "_thread", "_io", "_warnings")
+           "importlib._bootstrap_external", "zipimport", "_imp", "marshal", "posix", "_thread", "_io", "_warnings",
+           "stat")  # os.path.realpath looks stat.S_ISLNK up as each child makes its repository hook, before its key
 # (the built-in modules the import system calls through by attribute: one a dependency patched runs its code in a
 # failed import, with no frame left on the traceback)
 
