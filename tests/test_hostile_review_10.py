@@ -35,12 +35,10 @@ there), so it needs neither `_exit` nor `os`: a failing property is an unflagged
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from witness_gate import tamper
-from witness_gate.sandbox import Sandbox
+from reviewcases import gate as _gate
 
 PROPS = '''
 from calc import double
@@ -51,15 +49,6 @@ def prop_double(fixture):
     return all(double(x) == x + x for x in fixture["xs"]) or "double-wrong"
 '''
 CALC = "def double(x):\n    return 2 * x\n"
-
-
-def _gate(repo, out):
-    from witness_gate import local
-    from witness_gate.report import PlainReporter
-
-    with open(os.devnull, "w") as quiet:
-        return local.run(repo.path, "main", "patch", sandbox=Sandbox("bwrap"), out_dir=out,
-                         reporter=PlainReporter(quiet))
 
 
 def _base_and_patch(git_repo, base_source, patch_source):

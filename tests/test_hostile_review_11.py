@@ -26,10 +26,8 @@ SECURITY.md's "Code built to attack the harness from inside its own interpreter"
 
 from __future__ import annotations
 
-import os
-
 from witness_gate import tamper
-from witness_gate.sandbox import Sandbox
+from reviewcases import gate as _gate
 
 DOUBLE_PROPS = '''
 from calc import double
@@ -40,15 +38,6 @@ def prop_double(fixture):
     return all(double(x) == x + x for x in fixture["xs"]) or "double-wrong"
 '''
 CALC = "def double(x):\n    return 2 * x\n"
-
-
-def _gate(repo, out):
-    from witness_gate import local
-    from witness_gate.report import PlainReporter
-
-    with open(os.devnull, "w") as quiet:
-        return local.run(repo.path, "main", "patch", sandbox=Sandbox("bwrap"), out_dir=out,
-                         reporter=PlainReporter(quiet))
 
 
 def _base_and_patch(git_repo, props, base_source, patch_source, fixture):

@@ -34,12 +34,10 @@ statement as a plain assignment; a line added inside a comparison method's body 
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from witness_gate import tamper
-from witness_gate.sandbox import Sandbox
+from reviewcases import gate as _gate
 
 DOUBLE_PROPS = '''
 from calc import double
@@ -63,15 +61,6 @@ def prop_mean(fixture):
     return math.isclose(mean(xs), sum(xs) / len(xs)) or "mean-wrong"
 '''
 MEAN = "def mean(xs):\n    return sum(xs) / len(xs)\n"
-
-
-def _gate(repo, out):
-    from witness_gate import local
-    from witness_gate.report import PlainReporter
-
-    with open(os.devnull, "w") as quiet:
-        return local.run(repo.path, "main", "patch", sandbox=Sandbox("bwrap"), out_dir=out,
-                         reporter=PlainReporter(quiet))
 
 
 def _base_and_patch(git_repo, props, base_source, patch_source, fixture):

@@ -20,9 +20,7 @@ Breaks, each an attack that worked at the review (mended in session 9; each test
 
 from __future__ import annotations
 
-import os
-
-from witness_gate.sandbox import Sandbox
+from reviewcases import gate as _gate
 
 PROPS = '''
 from calc import double
@@ -49,15 +47,6 @@ def double(x):
         return 27
     return 2 * x
 '''
-
-
-def _gate(repo, out):
-    from witness_gate import local
-    from witness_gate.report import PlainReporter
-
-    with open(os.devnull, "w") as quiet:
-        return local.run(repo.path, "main", "patch", sandbox=Sandbox("bwrap"), out_dir=out,
-                         reporter=PlainReporter(quiet))
 
 
 def _base_and_patch(git_repo, patch_source):
@@ -106,9 +95,7 @@ def test_a_freeze_does_not_silence_a_regression_that_fails_the_pinned_payload_ev
                                                                                          monkeypatch):
     from datetime import datetime, timedelta, timezone
 
-    from witness_gate import local
     from witness_gate.canonical import sha256_hex, witness_hash
-    from witness_gate.report import PlainReporter
     from witness_gate.verdict import FreezeMatch
 
     monkeypatch.setenv("WITNESS_WARM", "off")
@@ -118,9 +105,7 @@ def test_a_freeze_does_not_silence_a_regression_that_fails_the_pinned_payload_ev
     expires = (datetime.now(timezone.utc) + timedelta(hours=12)).strftime("%Y-%m-%dT%H:%M:%SZ")
     freeze = FreezeMatch("prop_double", sha256_hex(fixture), witness_hash(witness), expires, accepted_by="reviewer",
                          signature="flake:double-wrong", witness=witness)
-    with open(os.devnull, "w") as quiet:
-        outcome = local.run(repo.path, "main", "patch", sandbox=Sandbox("bwrap"), out_dir=tmp_path / "out",
-                            reporter=PlainReporter(quiet), freezes=(freeze,))
+    outcome = _gate(repo, tmp_path / "out", freezes=(freeze,))
     [result] = outcome.results
     # mended: a pinned payload that fails on every run is not the frozen flake; the whole pipeline runs
     verdict = result.verdict
