@@ -72,9 +72,9 @@ def test_a_killed_work_horse_still_ends_the_check_run(stack, double, tmp_path):
 
     head = _slow_gate_in_progress(stack, double, tmp_path)
     # the horse of a property's job, while it evaluates (a sandbox under it): not the gate job's, which may be done
-    stack.wait_until(lambda: _evaluating(stack), what="a work-horse evaluating a property")
-    horses = _evaluating(stack)
-    subprocess.run(["kill", "-9", str(horses[0])], check=True)
+    seen: list[int] = []  # the horses as the wait saw them: asked again, the evaluation may have ended meanwhile
+    stack.wait_until(lambda: seen.extend(_evaluating(stack)) or seen, what="a work-horse evaluating a property")
+    subprocess.run(["kill", "-9", str(seen[0])], check=True)
     run = stack.wait_for_check(head, timeout=120)
     assert run["conclusion"] == "action_required", run["output"]
     assert "transport:worker" in run["output"]["summary"] or "could not finish" in run["output"]["title"]
