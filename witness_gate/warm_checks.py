@@ -269,7 +269,7 @@ def _surface(own: tuple, exact: tuple) -> tuple:
                     if _type(cls) is type and cls is not object and id(cls) not in seen:
                         seen.add(id(cls))
                         classes.append((cls, _DICT(cls.__dict__)))
-                        functions += [f for f in cls.__dict__.values() if _type(f) is _FUNCTION]
+                        functions += _functions_in(cls.__dict__.values())
     instances = []  # an instance a default is bound to (the fixture's JSON decoder), with its dict
     for function in _list(functions):
         for default in function.__defaults__ or ():
@@ -279,6 +279,21 @@ def _surface(own: tuple, exact: tuple) -> tuple:
     return ([(space, _DICT(space)) for space in spaces], classes,
             [(f, f.__code__, f.__defaults__, f.__kwdefaults__) for f in functions], instances,
             [(d, _DICT(d)) for d in exact])
+
+
+def _functions_in(values) -> list:
+    """The functions a class binds: plain ones, and those a classmethod, staticmethod or property wraps (their code is
+    as much the class's: FileFinder.path_hook runs in each child as it makes its repository hook)."""
+    found = []
+    for value in _list(values):
+        kind = _type(value)
+        if kind is _FUNCTION:
+            found.append(value)
+        elif kind is classmethod or kind is staticmethod:
+            found += [value.__func__] if _type(value.__func__) is _FUNCTION else []
+        elif kind is property:
+            found += [f for f in (value.fget, value.fset, value.fdel) if _type(f) is _FUNCTION]
+    return found
 
 
 def patched(before: tuple) -> str:
