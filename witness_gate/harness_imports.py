@@ -120,13 +120,22 @@ def precompile(path: str, as_cold: bool = False) -> None:
         pass
 
 
-def _repository_hook(root: str):
-    """Directories inside the repository import source files only: no .pyc, no extension module."""
+def resolved(root: str) -> tuple[tuple[str, str], ...]:
+    """(folder, its real path) for the repository's folders on the import path: a warm parent resolves them once,
+    before any dependency runs, for every child, which then runs none of posixpath's Python before its key (the
+    checkout is mounted read-only: they stay true)."""
+    return tuple((p, os.path.realpath(p)) for p in (root, os.path.join(root, "src")))
+
+
+def _repository_hook(root: str, known: tuple[tuple[str, str], ...] = ()):
+    """Directories inside the repository import source files only: no .pyc, no extension module (`known`: real
+    paths already resolved, see `resolved`)."""
     finder = importlib.machinery.FileFinder.path_hook((SourceOnlyLoader, importlib.machinery.SOURCE_SUFFIXES))
-    root = os.path.realpath(root)
+    real_of = dict(known)
+    root = real_of.get(root) or os.path.realpath(root)
 
     def hook(path: str):
-        real = os.path.realpath(path or ".")
+        real = real_of.get(path) or os.path.realpath(path or ".")
         if real == root or real.startswith(root + os.sep):
             return finder(path)
         raise ImportError("outside the repository")

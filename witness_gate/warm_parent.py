@@ -332,10 +332,11 @@ def _collecting_after(read, collecting: bool):
     return read_then_collect
 
 
-def _arranger(use, hook, plan: tuple, root: str):
+def _arranger(use, hook, plan: tuple, root: str, known: tuple):
     """The harness's `arrange` for a child, made while it waits for its request: the import path read before the
-    imports, made the child's now, with a repository hook of its own; `arrange` gives the .pth lines not followed."""
-    skipped = use(root, (_list(plan[0]), _list(plan[1]), hook(root)))
+    imports, made the child's now, with a repository hook of its own (`known`: the repository's folders' real paths,
+    resolved before the imports); `arrange` gives the .pth lines not followed."""
+    skipped = use(root, (_list(plan[0]), _list(plan[1]), hook(root, known)))
 
     def arrange(root: str, environment: str) -> list[str]:
         return skipped
@@ -440,6 +441,7 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     _MALLOC_TRIM(0)  # what compiling took and gave back leaves the address space every child inherits
     random.seed(os.environ.get("WITNESS_SEED", ""))  # as a cold start seeds before the property module runs
     use_path, repository_hook = imports.use_path, imports._repository_hook  # bound before any import
+    known = imports.resolved(root)  # a tuple of str pairs: nothing an import reaches changes it
     _posixpath.expandvars("$_"), _posixpath.expandvars(b"$_")  # its patterns, made now and not by an import
     for name in [n for n in _MODULES if n not in cold]:  # the parent's own (socket, ctypes, ...): bound here, and
         del _MODULES[name]  # a dependency that imports one or asks whether it was runs as under a cold harness
@@ -482,7 +484,7 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
         pid = _fork()
         if pid == 0:  # main's arguments, for the harness to call it at its top level, as deep as a cold start
             return _taken(control, control_fd, took_r, took_w, root, mask, lambda: _DICT(
-                settings=_DICT(settings), arrange=_arranger(use_path, repository_hook, plan, root),
+                settings=_DICT(settings), arrange=_arranger(use_path, repository_hook, plan, root, known),
                 read=_collecting_after(read_key, collecting)))
         _close(took_w)
         status = _reap_until(pid)
