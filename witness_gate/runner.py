@@ -23,7 +23,7 @@ from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stag
 from witness_gate.staging import mark_fixed
 from witness_gate.warm import READY_SECONDS, WarmParent, WarmSeries
 from witness_gate.warm_imports import reached
-from witness_gate.warm_settings import parallel_from_environment, warm_from_environment
+from witness_gate.warm_settings import cores_from_here, parallel_from_environment, warm_from_environment
 
 DETAIL_CHARS = 2000
 
@@ -74,6 +74,9 @@ class PropertyRunner:
         if self.sandbox.mode != "bwrap":
             self.parallel = 1
         self._lock = threading.Lock()
+        # a series that may run parents at once binds each to a core of its own: a sandbox's fork, copy-on-write
+        # faults and exit then stay on one CPU (no cross-CPU TLB flush), and two replays never share a core
+        self._cores = cores_from_here() if self.parallel > 1 else ()
         for tree in (self.repo, stage_root() / "gate", *(m.source for m in self._mounts())):
             mark_fixed(tree)  # staged once, never changed: settled from a layout listed once
 
@@ -156,7 +159,7 @@ class PropertyRunner:
         with self._lock:
             if self._series is None:
                 start = weakref.WeakMethod(self._start_warm)  # the series must not keep its runner alive
-                self._series = WarmSeries(lambda: start()())
+                self._series = WarmSeries(lambda number: start()(number))
                 weakref.finalize(self, self._series.close)
         key = f"witness-verdict-{secrets.token_hex(16)}"
         cpu = math.ceil(self.timeout_seconds) + 1
@@ -174,7 +177,7 @@ class PropertyRunner:
             self._series.spare_when_due(self.parallel - 1, row.outcome == "fail", self.replays)
         return row
 
-    def _start_warm(self) -> WarmParent | str:
+    def _start_warm(self, number: int = 0) -> WarmParent | str:
         inbox = self.sandbox.make_scratch()
         env, mounts, _, argv = self._plan(inbox)
         outside, files = reached(self.repo, self.selector.partition("::")[0])
@@ -182,7 +185,8 @@ class PropertyRunner:
         # the evaluation's CPU limit, soft and hard, as a cold import sees it (a library may take a budget from
         # either); the parent's own CPU over the series (its imports, a fork and a sweep an evaluation) counts
         # against it too, and a parent that reaches it ends: that evaluation runs again cold, the series too
-        limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
+        limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1,
+                         core=self._cores[number % len(self._cores)] if self._cores else None)
         self._settle(inbox, mounts)  # its imports see the trees as every evaluation does
 
         def spawn(fd: int):

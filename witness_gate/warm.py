@@ -8,6 +8,7 @@ them for one runner and says, in `note`, why the series went back to cold starts
 
 from __future__ import annotations
 
+import itertools
 import os
 import secrets
 import selectors
@@ -168,9 +169,10 @@ class WarmSeries:
     or ahead of time (`spare`) once a failure says replays will follow.
     """
 
-    def __init__(self, start: Callable[[], WarmParent | str]) -> None:
+    def __init__(self, start: Callable[[int], WarmParent | str]) -> None:
         self._start, self._idle, self._ready = start, [], threading.Condition()
         self._parents = 0  # started and not yet ended
+        self._numbers = itertools.count()  # each start's number, which `start` is given (it picks the parent's core)
         self._start_seconds = self._eval_seconds = 0.0  # the first start's cost, the latest evaluation's
         self._spared = self._closed = False
         self._spares: list[threading.Thread] = []
@@ -202,7 +204,7 @@ class WarmSeries:
 
     def _start_spare(self) -> None:
         try:
-            parent = self._start()
+            parent = self._start(next(self._numbers))
         except Exception:  # noqa: BLE001 - a spare that cannot start is only a spare: the series goes on
             parent = ""
         if isinstance(parent, str):
@@ -236,7 +238,7 @@ class WarmSeries:
         if parent is None:
             began = time.monotonic()
             try:
-                parent = self._start()
+                parent = self._start(next(self._numbers))
             except Exception as exc:  # noqa: BLE001 - whatever went wrong, this evaluation and the rest run cold
                 parent = f"the warm sandbox did not start: {type(exc).__name__}"
             self._start_seconds = self._start_seconds or time.monotonic() - began

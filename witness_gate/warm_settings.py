@@ -25,6 +25,23 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def cores_from_here() -> tuple[int, ...]:
+    """The cores this process may run on, starting with the one this thread runs on now and going round: a series
+    that replays at once binds its parents to them in turn, so the series of two workers start on the cores the
+    scheduler gave their threads rather than all on the first."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return ()
+    try:
+        with open("/proc/thread-self/stat", "rb") as handle:
+            here = int(handle.read().rpartition(b")")[2].split()[36])  # field 39, `processor`
+    except (OSError, ValueError, IndexError):
+        here = allowed[0]
+    first = allowed.index(here) if here in allowed else 0
+    return tuple(allowed[first:] + allowed[:first])
+
+
 def parallel_from_environment(environ: Mapping[str, str] | None = None) -> int:
     """WITNESS_PARALLEL, a whole number of at least 1; unset, the cores this process is given."""
     raw = (os.environ if environ is None else environ).get(PARALLEL_ENV, "").strip()
