@@ -20,7 +20,7 @@ later `from email.utils import ...` the patch's module. And context the base alr
 Tried, no break: a frame reached without the flagged names (3.11 has no `threading.settrace_all_threads`; a trace
 function's `f_lineno` jump needs a frame object, and every way to one is flagged); `object.__subclasses__()` towards
 the key (it lives in a closure of main's frame, reachable only through gc or frames); the verdict channel
-(`runner._harness_verdict`: one signed line, exit code must agree); the overlay and path split (renames count both
+(`evaluation._harness_verdict`: one signed line, exit code must agree); the overlay and path split (renames count both
 paths, `.gitattributes` is neutralised in `git archive`, a deletion of an oracle path is an oracle change).
 
 Mended in session 9 (each test failed before): `compare_hook` reads the comparison dunders however they are set

@@ -201,6 +201,11 @@ def unanimous_failure(rows: list[Evaluation]) -> bool:
 
 def _series(payload: Any, evaluate: Evaluate, runs: int, width: int, phase: str,
             progress: Progress) -> list[Evaluation]:
+    at_once = getattr(evaluate, "evaluate_at_once", None) if width > 1 else None
+    done = None if at_once is None else at_once(  # warm parents followed from this thread
+        payload, runs, lambda count: progress(phase, count, runs))
+    if done is not None:
+        return done
     rows: list[Evaluation] = []
     with ThreadPoolExecutor(width) if width > 1 else nullcontext() as pool:
         for row in (pool.map(evaluate, [payload] * runs) if pool else (evaluate(payload) for _ in range(runs))):

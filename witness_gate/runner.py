@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import math
 import os
 import secrets
 import shutil
-import signal
 import threading
 import weakref
 from dataclasses import dataclass, field, replace
@@ -17,34 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate.canonical import canonical_bytes
-from witness_gate.harness import VERDICT_MARK, usable_reason
+from witness_gate.evaluation import Evaluation, verdict_of_process as _verdict
 from witness_gate.processes import Finished
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
 from witness_gate.staging import mark_fixed
 from witness_gate.warm import READY_SECONDS, WarmParent, WarmSeries
+from witness_gate.warm_reading import at_once
 from witness_gate.warm_imports import reached
 from witness_gate.warm_settings import cores_from_here, parallel_from_environment, warm_from_environment
-
-DETAIL_CHARS = 2000
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """One evaluation: outcome "pass", "fail" or "transport"; reason is the code or the fault kind."""
-
-    outcome: str
-    reason: str | None = None
-    detail: str = ""  # the tail of stderr, or what went wrong: for people, never for decisions
-    seconds: float = 0.0
-
-    @property
-    def failure_reason(self) -> str | None:
-        """What the shrinker compares: the reason of a failure, or None for anything else."""
-        return self.reason if self.outcome == "fail" else None
-
-    def as_row(self) -> dict:
-        return {"outcome": self.outcome, "reason": self.reason, "seconds": round(self.seconds, 4)}
-
 
 def hash_seed(seed: str) -> str:
     """PYTHONHASHSEED derived from the pinned seed, so set and dict orders repeat too."""
@@ -177,6 +155,56 @@ class PropertyRunner:
             self._series.spare_when_due(self.parallel - 1, row.outcome == "fail", self.replays)
         return row
 
+    def evaluate_at_once(self, payload: Any, runs: int, landed=lambda count: None) -> list[Evaluation] | None:
+        """`runs` evaluations of one payload (a witness's replays) on the series' free warm parents at once, all
+        followed from this thread: no thread per replay, nor the interpreter's lock passed between them; `landed`
+        is told how many rows there are as each lands. None when fewer than two parents are free (the caller runs
+        them in threads); one a parent could not take runs as usual."""
+        if not self.warm or self._series is None or self.parallel < 2:
+            return None
+        parents = self._series.take_idle(min(self.parallel, runs))
+        if len(parents) < 2:
+            for parent in parents:
+                self._series.give_back(parent, None)
+            return None
+        fixture, cpu, rows, held = canonical_bytes(payload), math.ceil(self.timeout_seconds) + 1, [], set(parents)
+
+        def send(parent: WarmParent):
+            key = f"witness-verdict-{secrets.token_hex(16)}"
+            _overwrite(parent.inbox / "fixture.json", fixture)
+            self._settle(parent.inbox, self._mounts())
+            reading = parent.send(key, cpu, self.timeout_seconds, self.limits.output_bytes)
+            if reading is None:
+                held.discard(parent)
+                self._series.give_back(parent, None)
+                return None
+            return reading, key
+
+        def finish(parent: WarmParent, reading, key: str) -> bool:
+            done = parent.finish(reading)
+            if done is not None:
+                rows.append(_verdict(done, key))
+                landed(len(rows))
+            if done is None or parent.why:  # ended under it or by it: this lane stops, the rest go on
+                held.discard(parent)
+                self._series.give_back(parent, done)
+                return False
+            return True
+
+        try:
+            at_once(parents, runs, send, finish)
+        except BaseException as exc:
+            for parent in held:
+                parent.why = parent.why or f"an evaluation could not be handed over: {type(exc).__name__}"
+            raise
+        finally:
+            for parent in held:
+                self._series.give_back(parent, None)
+        while len(rows) < runs:
+            rows.append(self.evaluate(payload))
+            landed(len(rows))
+        return rows
+
     def _start_warm(self, number: int = 0) -> WarmParent | str:
         inbox = self.sandbox.make_scratch()
         env, mounts, _, argv = self._plan(inbox)
@@ -210,59 +238,3 @@ def _overwrite(path: Path, data: bytes) -> None:
         os.ftruncate(fd, len(data))
     finally:
         os.close(fd)
-
-
-def _verdict(done: Finished, key: str) -> Evaluation:
-    detail = done.stderr.decode("utf-8", errors="replace")[-DETAIL_CHARS:]
-    if done.fault:
-        return Evaluation("transport", done.fault, detail, done.seconds)
-    if done.code < 0:
-        return Evaluation("transport", f"signal:{_signal_name(-done.code)}", detail, done.seconds)
-    if key:
-        return _harness_verdict(done.code, key, done.stdout, detail, done.seconds)
-    return _protocol_verdict(done.code, done.stdout, detail, done.seconds)
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)
-
-
-def _protocol_verdict(code: int, stdout: bytes, detail: str, seconds: float) -> Evaluation:
-    if code == 0:
-        return Evaluation("pass", None, detail, seconds)
-    if code == 1:
-        lines = [ln.strip() for ln in stdout.decode("utf-8", errors="replace").splitlines() if ln.strip()]
-        return Evaluation("fail", usable_reason(lines[-1] if lines else ""), detail, seconds)
-    return Evaluation("transport", f"exit:{code}", detail, seconds)
-
-
-def _harness_verdict(code: int, key: str, stdout: bytes, detail: str, seconds: float) -> Evaluation:
-    """The one line signed with the key is the verdict; the harness's exit code must agree with it."""
-    signed = []
-    for line in stdout.splitlines():
-        parts = line.split(b" ")
-        if len(parts) == 5 and parts[0] == VERDICT_MARK.encode():
-            body = b" ".join(parts[1:4])
-            expected = hmac.new(key.encode("ascii"), body, "sha256").hexdigest().encode()
-            if hmac.compare_digest(parts[4], expected):
-                signed.append(parts[1:4])
-    if len(signed) != 1:
-        kind = "no_verdict" if code in (0, 1, 3) else f"exit:{code}"
-        why = "the property exited before the harness sent a verdict" if not signed else "more than one verdict"
-        return Evaluation("transport", kind, detail or why, seconds)
-    try:
-        outcome, kind = signed[0][0].decode("ascii"), signed[0][1].decode("ascii")
-        said = bytes.fromhex(signed[0][2].decode("ascii")).decode("utf-8", errors="replace")
-    except ValueError:
-        return Evaluation("transport", "no_verdict", "the harness's verdict line is malformed", seconds)
-    if outcome == "no_verdict" and code == 3:
-        return Evaluation("transport", kind if kind in ("import", "bad_return") else "no_verdict",
-                          said[-DETAIL_CHARS:], seconds)
-    if outcome == "pass" and code == 0:
-        return Evaluation("pass", None, detail, seconds)
-    if outcome == "fail" and code == 1 and said:
-        return Evaluation("fail", usable_reason(said), detail, seconds)
-    return Evaluation("transport", "no_verdict", f"exit {code} disagrees with the verdict {outcome!r}", seconds)

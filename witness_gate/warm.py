@@ -21,7 +21,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from witness_gate.processes import Finished, end_leftovers, read_into, released
+from witness_gate.processes import Finished, end_leftovers, released
+from witness_gate.warm_reading import Reading, pump
 
 READY_SECONDS = 60  # the warm parent's imports get this long, as a cold evaluation's would
 # bubblewrap's --die-with-parent follows the thread that started it: warm parents are started from one
@@ -77,8 +78,9 @@ class WarmParent:
             return "the warm parent's socket answered without the series' word (code its imports ran took it)"
         return said[5:] if said.startswith("cold ") else "the warm parent ended before it was ready"
 
-    def run(self, key: str, cpu: int, timeout: float, cap: int) -> Finished | None:
-        """One evaluation of the fixture in `inbox`; None when this parent ended under it (run it cold)."""
+    def send(self, key: str, cpu: int, timeout: float, cap: int) -> Reading | None:
+        """Hand this parent one evaluation of the fixture in `inbox`: what to follow until its end; None when the
+        parent had ended (run it cold)."""
         stdin_r, stdin_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -95,9 +97,12 @@ class WarmParent:
         if self.why:
             os.close(out_r), os.close(err_r)
             return None
-        stdout, stderr, said, fault = _read(out_r, err_r, self.control, started + timeout, cap)
+        return Reading(out_r, err_r, self.control, started, timeout, cap)
+
+    def finish(self, reading: Reading) -> Finished | None:
+        """What the evaluation `reading` followed (done) came to; None when this parent ended under it (run it cold)."""
+        stdout, stderr, said, fault, seconds = reading.end()
         said = self.heard(said)
-        seconds = time.monotonic() - started
         if fault:  # the evaluation's wall clock or output cap: as a cold start, the whole sandbox ends
             self.why = f"an evaluation ended by {fault}"
             self.close()
@@ -116,6 +121,17 @@ class WarmParent:
             self.why = parts[2] if len(parts) > 2 else "the warm parent could not settle"
         return Finished(stdout, stderr, None, os.waitstatus_to_exitcode(int(parts[1])), seconds)
 
+    def run(self, key: str, cpu: int, timeout: float, cap: int) -> Finished | None:
+        """One evaluation of the fixture in `inbox`, followed to its end; None when this parent ended (run it cold)."""
+        reading = self.send(key, cpu, timeout, cap)
+        if reading is None:
+            return None
+        with selectors.DefaultSelector() as selector:
+            reading.follow(selector)
+            while not reading.done():
+                pump(selector, (reading,))
+            return self.finish(reading)
+
     def close(self) -> None:
         """End the sandbox: the parent exits when its socket closes; anything slower is killed (idempotent)."""
         self.control.close()
@@ -130,35 +146,6 @@ class WarmParent:
         released(self.proc.pid)
         end_leftovers()  # bubblewrap's inner process comes back to us, as after every cold evaluation
         shutil.rmtree(self.inbox, ignore_errors=True)
-
-
-def _read(out_r: int, err_r: int, control: socket.socket, deadline: float, cap: int
-          ) -> tuple[bytes, bytes, bytes, str | None]:
-    """Both streams to their end and the parent's answer, within the deadline and the cap."""
-    buffers = {out_r: bytearray(), err_r: bytearray()}
-    said, fault = b"", None
-    with selectors.DefaultSelector() as selector:
-        for fd in buffers:
-            selector.register(fd, selectors.EVENT_READ)
-        selector.register(control, selectors.EVENT_READ)
-        while selector.get_map() and fault is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                fault = "timeout"
-                break
-            for key, _ in selector.select(timeout=min(remaining, 0.5)):
-                if key.fileobj is control:
-                    said = control.recv(4096)
-                    selector.unregister(control)
-                    if not said:  # the parent is gone: its streams may never end
-                        break
-                    continue
-                if read_into(selector, key, buffers, cap):
-                    fault = "output_limit"
-            if control not in [k.fileobj for k in selector.get_map().values()] and not said:
-                break
-    os.close(out_r), os.close(err_r)
-    return bytes(buffers[out_r]), bytes(buffers[err_r]), said, fault
 
 
 class WarmSeries:
@@ -252,6 +239,20 @@ class WarmSeries:
             parent.close()
             self._ended(parent.why)
             return None
+        self.give_back(parent, done)
+        return done
+
+    def take_idle(self, most: int) -> list[WarmParent]:
+        """Up to `most` parents that are free now (none waited for or started), for evaluations driven at once by
+        one thread; each is handed back with `give_back`."""
+        with self._ready:
+            if self.note or self._closed:
+                return []
+            taken, self._idle = self._idle[:most], self._idle[most:]
+            return taken
+
+    def give_back(self, parent: WarmParent, done: Finished | None) -> None:
+        """A parent after an evaluation (`done`, None when it ended under it): free again, or ended."""
         if done is not None:
             self._eval_seconds = done.seconds
         if parent.why:
@@ -261,7 +262,6 @@ class WarmSeries:
             with self._ready:
                 self._idle.append(parent)
                 self._ready.notify()
-        return done
 
     def _ended(self, why: str) -> None:
         with self._ready:

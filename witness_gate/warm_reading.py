@@ -1,0 +1,110 @@
+"""What the gate reads of one warm evaluation as it comes: its stdout and stderr to their end and its parent's answer,
+within its wall clock and output cap; one thread can follow several at once (replays on several warm parents)."""
+
+from __future__ import annotations
+
+import os
+import selectors
+import socket
+import time
+from collections.abc import Iterable
+
+_READ = selectors.EVENT_READ
+
+
+class Reading:
+    """One evaluation in flight: `done()` once the parent answered and both streams ended, the parent closed its
+    socket without an answer, or a fault (its wall clock, its output cap) ended it."""
+
+    def __init__(self, out_r: int, err_r: int, control: socket.socket, started: float, timeout: float,
+                 cap: int) -> None:
+        self.out_r, self.err_r, self.control = out_r, err_r, control
+        self.buffers = {out_r: bytearray(), err_r: bytearray()}
+        self.open = {out_r, err_r}
+        self.started, self.deadline, self.cap = started, started + timeout, cap
+        self.said, self.answered, self.fault = b"", False, None
+        self._selector: selectors.BaseSelector | None = None
+
+    def follow(self, selector: selectors.BaseSelector) -> None:
+        """Wait for this evaluation's streams and answer on `selector` (each key's data says whose and which)."""
+        self._selector = selector
+        for fd in self.open:
+            selector.register(fd, _READ, (self, fd))
+        selector.register(self.control, _READ, (self, None))
+
+    def done(self) -> bool:
+        return self.fault is not None or (self.answered and (not self.said or not self.open))
+
+    def ready(self, which: int | None) -> None:
+        """Read what one of its descriptors has (None: the parent's socket)."""
+        if which is None:
+            self.said, self.answered = self.control.recv(4096), True
+            self._selector.unregister(self.control)
+            return
+        chunk = os.read(which, 65536)
+        if not chunk:
+            self.open.discard(which)
+            self._selector.unregister(which)
+        else:
+            self.buffers[which] += chunk
+            if len(self.buffers[which]) > self.cap:
+                self.fault = "output_limit"
+
+    def end(self) -> tuple[bytes, bytes, bytes, str | None, float]:
+        """(stdout, stderr, the parent's answer, fault, seconds); its descriptors are closed and followed no more."""
+        for fd in self.open:
+            self._selector.unregister(fd)
+        if not self.answered:
+            self._selector.unregister(self.control)
+        os.close(self.out_r), os.close(self.err_r)
+        return (bytes(self.buffers[self.out_r]), bytes(self.buffers[self.err_r]), self.said, self.fault,
+                time.monotonic() - self.started)
+
+
+def pump(selector: selectors.BaseSelector, readings: Iterable[Reading]) -> None:
+    """One wait on `selector` (at most half a second, at most until the nearest deadline), every ready descriptor
+    read; a reading past its deadline gets the fault `timeout`."""
+    readings = [r for r in readings if not r.done()]
+    if not readings:
+        return
+    remaining = min(r.deadline for r in readings) - time.monotonic()
+    if remaining > 0:
+        for key, _ in selector.select(timeout=min(remaining, 0.5)):
+            reading, which = key.data
+            if not reading.done():
+                reading.ready(which)
+    now = time.monotonic()
+    for reading in readings:
+        if not reading.done() and now >= reading.deadline:
+            reading.fault = "timeout"
+
+
+def at_once(lanes: list, runs: int, send, finish) -> int:
+    """Up to `runs` evaluations on `lanes` (warm parents), one at a time on each and all followed from this thread:
+    `send(lane)` starts one (its Reading and a token) or returns None when the lane can take no more; `finish(lane,
+    reading, token)` takes one that is done and says whether its lane goes on. Returns how many it started."""
+    started, flying = 0, {}
+    with selectors.DefaultSelector() as selector:
+
+        def begin(lane) -> None:
+            nonlocal started
+            sent = send(lane) if started < runs else None
+            if sent is not None:
+                sent[0].follow(selector)
+                flying[lane] = sent
+                started += 1
+
+        try:
+            for lane in lanes:
+                begin(lane)
+            while flying:
+                pump(selector, [reading for reading, _ in flying.values()])
+                for lane, (reading, token) in list(flying.items()):
+                    if reading.done():
+                        del flying[lane]
+                        if finish(lane, reading, token):
+                            begin(lane)
+        finally:
+            for reading, _ in flying.values():  # only when something raised: nothing is left followed or open
+                reading.end()
+    return started
