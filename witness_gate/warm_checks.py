@@ -21,7 +21,6 @@ import importlib.machinery
 import mmap
 import os
 import random
-import signal
 import sys
 import types
 import weakref
@@ -39,12 +38,12 @@ ALL_FDS = 0x7FFFFFFF  # close_range's bound: not the soft open-file limit, which
 SEP, _O_RDONLY, _O_PATH = os.sep, os.O_RDONLY | os.O_CLOEXEC, os.O_PATH | os.O_CLOEXEC
 _listdir, _getframe, _gettrace, _getprofile, _settrace = (os.listdir, sys._getframe, sys.gettrace, sys.getprofile,
                                                         sys.settrace)
-_getitimer, _get_objects, _get_referrers = signal.getitimer, gc.get_objects, gc.get_referrers
+_getitimer, _get_objects, _get_referrers = _signal_module.getitimer, gc.get_objects, gc.get_referrers
 _os_open, _os_read, _os_close, _readlink, _getcwd, _getpid = os.open, os.read, os.close, os.readlink, os.getcwd, os.getpid
 _SYS, _MODULES, _GC = sys.__dict__, sys.modules, gc.__dict__  # read through these: sys's class may be swapped
 _MT_STATE, _RANDOM = _random.Random.getstate, random._inst  # the C method: no Random.VERSION a property can stand in
-_ITIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
-_SIGNALS, _getsignal = tuple(signal.valid_signals()), _signal_module.getsignal
+_ITIMERS = (_signal_module.ITIMER_REAL, _signal_module.ITIMER_VIRTUAL, _signal_module.ITIMER_PROF)
+_SIGNALS, _getsignal = tuple(sorted(_signal_module.valid_signals())), _signal_module.getsignal
 _SYSCALL = ctypes.CDLL(None, use_errno=True).syscall
 _BUILTINS = builtins.__dict__
 _len, _type, _list, _tuple, _set, _any, _all, _zip, _next = len, type, list, tuple, set, any, all, zip, next

@@ -25,8 +25,6 @@ import json
 import os
 import random
 import resource
-import signal
-import socket
 import sys
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
@@ -52,7 +50,7 @@ _setrlimit, _chdir, _RLIMIT_CPU, _getframe = resource.setrlimit, os.chdir, resou
 _MODULES, _SIG_BLOCK, _SIG_SETMASK = sys.modules, _signal.SIG_BLOCK, _signal.SIG_SETMASK
 _setprofile, _settrace, _getprofile, _gettrace = sys.setprofile, sys.settrace, sys.getprofile, sys.gettrace
 # the C function: signal.pthread_sigmask would make an enum of each of the 60-odd signals in every child
-_exit, _sigmask, _SIGNALS = os._exit, _signal.pthread_sigmask, tuple(signal.valid_signals())
+_exit, _sigmask, _SIGNALS = os._exit, _signal.pthread_sigmask, tuple(sorted(_signal.valid_signals()))
 _gc_unfreeze, _gc_enable, _gc_disable, _gc_freeze, _gc_isenabled = (gc.unfreeze, gc.enable, gc.disable, gc.freeze,
                                                                       gc.isenabled)
 _MODULE, _DICT, _type, _int, _len, _enumerate, _all, _compile, _exec = (type(sys), dict, type, int, len, enumerate,
@@ -85,7 +83,7 @@ def _prctl(option: int, value: int) -> None:
     _PRCTL(option, value, 0, 0, 0)
 
 
-def _request(control: socket.socket, frombytes=type(_FDS).frombytes, make=type(_FDS), tolist=type(_FDS).tolist):
+def _request(control: _socket.socket, frombytes=type(_FDS).frombytes, make=type(_FDS), tolist=type(_FDS).tolist):
     """(cpu seconds, the three descriptors) of the next request; None once the gate closed the socket."""
     message, ancillary, _flags, _addr = _recvmsg(control, 64, _SCM[2])
     fds = make("i")
@@ -421,7 +419,7 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
         __import__("_hashlib").hmac_digest(b"", b"", "sha256")
     except (ImportError, ValueError):
         pass
-    control = socket.socket(fileno=int(os.environ.pop("WITNESS_WARM_FD")))
+    control = _socket.socket(fileno=int(os.environ.pop("WITNESS_WARM_FD")))  # (socket.py: 2 ms of imports a start)
     # the series' word, the gate's first message, read before any dependency runs: every answer carries it, so code
     # that runs while the imports do, and finds the socket, cannot answer for the parent without reaching into it
     word = _recvmsg(control, 64, 0)[0] + b" "
