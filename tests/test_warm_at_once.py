@@ -1,6 +1,6 @@
 """Replays at once on a warm series' free parents, all followed from the calling thread (runner.evaluate_at_once):
-every replay gets a row, a lane whose parent ends (a timeout, an output flood) stops and the rest go on, and fewer
-than two free parents leave the replays to threads."""
+every replay gets a row, a lane whose parent ends (a timeout, an output flood) stops and the rest go on, and a
+parent still starting leaves the replays to threads."""
 
 import os
 import threading
@@ -78,14 +78,20 @@ def test_a_lane_whose_parent_ends_stops_and_the_other_takes_the_rest(tmp_path, d
         runner.close()
 
 
-def test_fewer_than_two_free_parents_leave_the_replays_to_threads(tmp_path):
+def test_the_only_parent_takes_the_replays_from_this_thread_and_a_starting_one_leaves_them_to_threads(tmp_path):
     runner = _runner(tmp_path, timeout_seconds=10)
+    payload = {"core": -1, "do": ""}
     try:
-        assert runner.evaluate_at_once({"core": -1, "do": ""}, 4) is None  # no series yet
-        assert runner({"core": -1, "do": ""}).outcome == "fail"
-        assert runner.evaluate_at_once({"core": -1, "do": ""}, 4) is None  # one parent only
-        assert len(runner._series._idle) == 1  # handed back
-        rows = replay_series({"core": -1, "do": ""}, runner, 4, "replay", lambda *_: None)
+        assert runner.evaluate_at_once(payload, 4) is None  # no series yet: threads start it
+        assert runner(payload).outcome == "fail"
+        rows = runner.evaluate_at_once(payload, 4)  # one parent, none other running or starting: no thread would help
+        assert rows is not None and [r.reason for r in rows] == ["lane-failed"] * 4
+        assert len(runner._series._idle) == 1 and not runner.note
+        runner._series.spare(1)  # a spare starting: threads, which take it once it is ready
+        assert runner.evaluate_at_once(payload, 4) is None
+        for spare in runner._series._spares:
+            spare.join()
+        rows = replay_series(payload, runner, 4, "replay", lambda *_: None)
         assert [r.reason for r in rows] == ["lane-failed"] * 4
     finally:
         runner.close()

@@ -158,14 +158,12 @@ class PropertyRunner:
     def evaluate_at_once(self, payload: Any, runs: int, landed=lambda count: None) -> list[Evaluation] | None:
         """`runs` evaluations of one payload (a witness's replays) on the series' free warm parents at once, all
         followed from this thread: no thread per replay, nor the interpreter's lock passed between them; `landed`
-        is told how many rows there are as each lands. None when fewer than two parents are free (the caller runs
-        them in threads); one a parent could not take runs as usual."""
+        is told how many rows there are as each lands. None when the series has no such parents free (WarmSeries.take_idle:
+        the caller runs them in threads); one a parent could not take runs as usual."""
         if not self.warm or self._series is None or self.parallel < 2:
             return None
         parents = self._series.take_idle(min(self.parallel, runs))
-        if len(parents) < 2:
-            for parent in parents:
-                self._series.give_back(parent, None)
+        if not parents:
             return None
         fixture, cpu, rows, held = canonical_bytes(payload), math.ceil(self.timeout_seconds) + 1, [], set(parents)
 

@@ -243,10 +243,11 @@ class WarmSeries:
         return done
 
     def take_idle(self, most: int) -> list[WarmParent]:
-        """Up to `most` parents that are free now (none waited for or started), for evaluations driven at once by
-        one thread; each is handed back with `give_back`."""
+        """Up to `most` parents that are free now (none waited for or started), for evaluations driven by one thread:
+        two or more, or the series' only parent when no other is running or starting (a thread per evaluation
+        would only take turns on it); else none. Each is handed back with `give_back`."""
         with self._ready:
-            if self.note or self._closed:
+            if self.note or self._closed or not (len(self._idle) >= 2 or self._parents == len(self._idle) == 1):
                 return []
             taken, self._idle = self._idle[:most], self._idle[most:]
             return taken
