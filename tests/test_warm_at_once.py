@@ -14,14 +14,15 @@ from witness_gate.sandbox import Limits, Sandbox, bwrap_works, stage_directory
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
 CORES = sorted(os.sched_getaffinity(0))
 
-# on the first core of the gate's, the property does what `p` asks; on any other it fails at once
+# on the lane whose parent keeps to the first core of the gate's, the property does what `p` asks; on any other it
+# fails at once
 PROPS = """import os
 import sys
 import time
 
 
 def prop_lane(p):
-    if sorted(os.sched_getaffinity(0))[0] == p["core"]:
+    if sorted(os.sched_getaffinity(os.getppid()))[0] == p["core"]:  # its parent's core: the lane
         if p["do"] == "hang":
             time.sleep(60)
         if p["do"] == "flood":

@@ -121,10 +121,11 @@ def precompile(path: str, as_cold: bool = False) -> None:
 
 
 def resolved(root: str) -> tuple[tuple[str, str], ...]:
-    """(folder, its real path) for the repository's folders on the import path: a warm parent resolves them once,
-    before any dependency runs, for every child, which then runs none of posixpath's Python before its key (the
-    checkout is mounted read-only: they stay true)."""
-    return tuple((p, os.path.realpath(p)) for p in (root, os.path.join(root, "src")))
+    """(folder, its real path) for the repository's folders on the import path that are their own real path: a warm
+    parent resolves them once, before any dependency runs, for every child, which then runs none of posixpath's
+    Python before its key. Only those: a folder of the read-only checkout stays one, where a link in it may point
+    into /tmp, which an evaluation fills (each child resolves such a path itself, when it is imported from)."""
+    return tuple((p, p) for p in (root, os.path.join(root, "src")) if os.path.realpath(p) == p)
 
 
 def _repository_hook(root: str, known: tuple[tuple[str, str], ...] = ()):

@@ -52,8 +52,9 @@ class PropertyRunner:
         if self.sandbox.mode != "bwrap":
             self.parallel = 1
         self._lock = threading.Lock()
-        # a series that may run parents at once binds each to a core of its own: a sandbox's fork, copy-on-write
-        # faults and exit then stay on one CPU (no cross-CPU TLB flush), and two replays never share a core
+        # a series that may run parents at once binds each to a core of its own once its imports ran: the fork, the
+        # sweep and the children's start and exit stay on one CPU (no cross-CPU TLB flush), and two lanes of replays
+        # at once never share one; each child gets the gate's cores back, as a cold evaluation has them
         self._cores = cores_from_here() if self.parallel > 1 else ()
         for tree in (self.repo, stage_root() / "gate", *(m.source for m in self._mounts())):
             mark_fixed(tree)  # staged once, never changed: settled from a layout listed once
@@ -211,8 +212,10 @@ class PropertyRunner:
         # the evaluation's CPU limit, soft and hard, as a cold import sees it (a library may take a budget from
         # either); the parent's own CPU over the series (its imports, a fork and a sweep an evaluation) counts
         # against it too, and a parent that reaches it ends: that evaluation runs again cold, the series too
-        limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1,
-                         core=self._cores[number % len(self._cores)] if self._cores else None)
+        limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
+        if self._cores:  # once imported, the parent (its forks, sweeps, children's exits) keeps to one core of its own
+            env.update(WITNESS_WARM_CORE=str(self._cores[number % len(self._cores)]),
+                       WITNESS_WARM_CORES=",".join(map(str, sorted(self._cores))))  # each evaluation: a cold start's
         self._settle(inbox, mounts)  # its imports see the trees as every evaluation does
 
         def spawn(fd: int):

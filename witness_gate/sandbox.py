@@ -63,7 +63,6 @@ class Limits:
     processes: int = 64  # per sandbox uid; enforced only when the gate runs as root and drops to it
     output_bytes: int = 1024**2  # per stream; more is a transport fault
     space_bytes: int = 256 * 1024**2  # each of /tmp and /scratch, memory-backed: many files cannot fill a disk
-    core: int | None = None  # the one CPU the sandbox runs on (a warm parent of a series that replays at once)
 
 
 @dataclass(frozen=True)
@@ -216,8 +215,6 @@ class Sandbox:
                 (resource.RLIMIT_CORE, 0),
             ):
                 resource.setrlimit(which, (value, value))
-            if limits.core is not None:
-                os.sched_setaffinity(0, (limits.core,))
             if identity.uid is not None:
                 resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
                 os.setgroups([])

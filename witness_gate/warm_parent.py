@@ -3,7 +3,9 @@
 Started as `python -P -s -B <gate>/witness_gate/harness.py --warm`, with the evaluation's own environment
 and CPU limit (its hard limit the series'), plus WITNESS_WARM_FD (a SOCK_SEQPACKET socket to the gate),
 WITNESS_WARM_IMPORTS (the modules to import now, none of them the repository's) and WITNESS_WARM_COMPILE (the
-repository files to compile, never run). It imports those from the standard library and the set-up's
+repository files to compile, never run) and, for a series that replays at once, WITNESS_WARM_CORE (the core the
+parent binds itself to once its imports ran) and WITNESS_WARM_CORES (a cold start's cores, which each child gets
+back). It imports those from the standard library and the set-up's
 environment as the property's module would (from code of its path, in a module of its name), refusing every
 name the repository provides; says `ready`, or `cold <why>` when warm_checks.py finds the imports did what a
 cold start would see otherwise; then forks one child ahead of each request (the evaluation's CPU seconds; its
@@ -45,7 +47,7 @@ SWEEP = CHECKS = None  # warm_sweep.py and warm_checks.py, given to serve() by t
 _recvmsg, _send = _socket.socket.recvmsg, _socket.socket.send
 _SCM = (_socket.SOL_SOCKET, _socket.SCM_RIGHTS, _socket.CMSG_LEN(3 * 4))
 _waitpid, _close, _dup2, _closerange, _setsid = os.waitpid, os.close, os.dup2, os.closerange, os.setsid
-_pipe, _read, _write, _getcwd = os.pipe, os.read, os.write, os.getcwd
+_pipe, _read, _write, _getcwd, _setaffinity = os.pipe, os.read, os.write, os.getcwd, os.sched_setaffinity
 _setrlimit, _chdir, _RLIMIT_CPU, _getframe = resource.setrlimit, os.chdir, resource.RLIMIT_CPU, sys._getframe
 _MODULES, _SIG_BLOCK, _SIG_SETMASK = sys.modules, _signal.SIG_BLOCK, _signal.SIG_SETMASK
 _setprofile, _settrace, _getprofile, _gettrace = sys.setprofile, sys.settrace, sys.getprofile, sys.gettrace
@@ -283,14 +285,17 @@ def warm_imports(names: list[str], root: str, path: list[str], prop: str, proper
     return why or CHECKS.changed(before, real_root, importer), before, collecting
 
 
-def _waiting(control: int, took_w: int, root: str) -> None:
+def _waiting(control: int, took_w: int, root: str, cores: tuple) -> None:
     """In the child forked ahead of its request, before it: what becoming the harness takes that no request
     decides, done while the gate still writes the fixture — the descriptors of a cold start but the gate's socket
-    and the pipe to the parent, its working directory and session, no profile or trace function (one set through
-    the C API has no object final() could see). Garbage collection comes back once the key is read
-    (_collecting_after): no finalizer of a dependency's runs before."""
+    and the pipe to the parent, its working directory and session, the cores a cold start runs on (`cores`, when the
+    parent bound itself to one), no profile or trace function (one set through the C API has no object
+    final() could see). Garbage collection comes back once the key is read (_collecting_after): no finalizer of a
+    dependency's runs before."""
     _setprofile(None)
     _settrace(None)
+    if cores:
+        _setaffinity(0, cores)
     _gc_unfreeze()
     low, high = (control, took_w) if control < took_w else (took_w, control)
     _closerange(3, low)
@@ -351,13 +356,13 @@ def _reap_until(pid: int) -> int:
             return status
 
 
-def _taken(control, control_fd: int, took_r: int, took_w: int, root: str, mask, arguments) -> dict:
+def _taken(control, control_fd: int, took_r: int, took_w: int, root: str, mask, cores: tuple, arguments) -> dict:
     """In the child forked ahead of a request: get ready (`arguments()` makes main's arguments), take the request,
     tell the parent so, become the harness and hand them back; whatever fails here ends this child alone, with no
     verdict and none of the parent's teardown."""
     try:
         _close(took_r)
-        _waiting(control_fd, took_w, root)
+        _waiting(control_fd, took_w, root, cores)
         made = arguments()
         request = _request(control)
         if request is not None:
@@ -425,6 +430,11 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     word = _recvmsg(control, 64, 0)[0] + b" "
     control_fd, root = control.fileno(), os.getcwd()  # read before any dependency runs
     names = [n for n in os.environ.pop("WITNESS_WARM_IMPORTS", "").split(",") if n]
+    # the core this parent binds itself to once its imports ran (a series that replays at once: runner._start_warm), and
+    # the cores a cold evaluation runs on, which each child gets back
+    core = os.environ.pop("WITNESS_WARM_CORE", "")
+    cores = tuple(int(c) for c in os.environ.pop("WITNESS_WARM_CORES", "").split(",") if c.isdigit()) \
+        if core.isdigit() else ()
     files = json.loads(os.environ.pop("WITNESS_WARM_COMPILE", "[]"))
     prop = os.environ.get("WITNESS_PROPERTY", "").partition("::")[0]  # read before any dependency runs
     modes = SWEEP.fresh()  # before anything can have changed them
@@ -452,6 +462,12 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
     why = not_compiled or why or SWEEP.moved(early, "importing the dependencies") or SWEEP.limits_lowered(bounds) \
         or SWEEP.roots_as_mounted(modes) \
         or ("importing the dependencies left a process running" if SWEEP.others() else "")  # cold, it runs on
+    if cores:  # only now: the imports saw a cold start's cores; the forks, sweeps and exits from here stay on one
+        try:
+            _setaffinity(0, cores)  # what each child does first: tried here, where it can still start the series cold
+            _setaffinity(0, (int(core),))
+        except (OSError, ValueError):
+            why = why or "the warm parent could not bind itself to a core"
     # only now, so that a dependency that made its process a subreaper moved the fingerprint: what an evaluation
     # leaves comes back here to be reaped
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
@@ -481,7 +497,7 @@ def serve(settings: tuple, plan: tuple, imports, sweep, checks, read_key, cold: 
         took_r, took_w = _pipe()
         pid = _fork()
         if pid == 0:  # main's arguments, for the harness to call it at its top level, as deep as a cold start
-            return _taken(control, control_fd, took_r, took_w, root, mask, lambda: _DICT(
+            return _taken(control, control_fd, took_r, took_w, root, mask, cores, lambda: _DICT(
                 settings=_DICT(settings), arrange=_arranger(use_path, repository_hook, plan, root, known),
                 read=_collecting_after(read_key, collecting)))
         _close(took_w)

@@ -38,7 +38,11 @@ class Reading:
     def ready(self, which: int | None) -> None:
         """Read what one of its descriptors has (None: the parent's socket)."""
         if which is None:
-            self.said, self.answered = self.control.recv(4096), True
+            try:
+                self.said = self.control.recv(4096)
+            except OSError:  # a parent that died with a request unread resets the socket: it is gone
+                self.said = b""
+            self.answered = True
             self._selector.unregister(self.control)
             return
         chunk = os.read(which, 65536)
@@ -63,16 +67,17 @@ class Reading:
 
 def pump(selector: selectors.BaseSelector, readings: Iterable[Reading]) -> None:
     """One wait on `selector` (at most half a second, at most until the nearest deadline), every ready descriptor
-    read; a reading past its deadline gets the fault `timeout`."""
+    read; then a reading past its deadline gets the fault `timeout`."""
     readings = [r for r in readings if not r.done()]
     if not readings:
         return
     remaining = min(r.deadline for r in readings) - time.monotonic()
-    if remaining > 0:
-        for key, _ in selector.select(timeout=min(remaining, 0.5)):
-            reading, which = key.data
-            if not reading.done():
-                reading.ready(which)
+    # a look even past a deadline: what ended while this thread was busy elsewhere (closing another lane's
+    # sandbox) is read before any deadline is judged
+    for key, _ in selector.select(timeout=min(max(remaining, 0.0), 0.5)):
+        reading, which = key.data
+        if not reading.done():
+            reading.ready(which)
     now = time.monotonic()
     for reading in readings:
         if not reading.done() and now >= reading.deadline:
