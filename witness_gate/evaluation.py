@@ -67,7 +67,7 @@ def _harness_verdict(code: int, key: str, stdout: bytes, detail: str, seconds: f
         parts = line.split(b" ")
         if len(parts) == 5 and parts[0] == VERDICT_MARK.encode():
             body = b" ".join(parts[1:4])
-            expected = hmac.new(key.encode("ascii"), body, "sha256").hexdigest().encode()
+            expected = hmac.digest(key.encode("ascii"), body, "sha256").hex().encode()  # OpenSSL's one call
             if hmac.compare_digest(parts[4], expected):
                 signed.append(parts[1:4])
     if len(signed) != 1:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import secrets
 import shutil
 import threading
@@ -144,7 +143,7 @@ class PropertyRunner:
         cpu = math.ceil(self.timeout_seconds) + 1
 
         def job(parent: WarmParent) -> Finished | None:
-            _overwrite(parent.inbox / "fixture.json", canonical_bytes(payload))
+            parent.hand(canonical_bytes(payload))
             self._settle(parent.inbox, self._mounts())
             return parent.run(key, cpu, self.timeout_seconds, self.limits.output_bytes)
 
@@ -170,7 +169,7 @@ class PropertyRunner:
 
         def send(parent: WarmParent):
             key = f"witness-verdict-{secrets.token_hex(16)}"
-            _overwrite(parent.inbox / "fixture.json", fixture)
+            parent.hand(fixture)
             self._settle(parent.inbox, self._mounts())
             reading = parent.send(key, cpu, self.timeout_seconds, self.limits.output_bytes)
             if reading is None:
@@ -227,15 +226,3 @@ class PropertyRunner:
         if isinstance(made, str):
             shutil.rmtree(inbox, ignore_errors=True)
         return made
-
-
-def _overwrite(path: Path, data: bytes) -> None:
-    """Write `data` over the file in place: truncating first would cost a journal commit per evaluation."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.ftruncate(fd, len(data))
-    finally:
-        os.close(fd)
