@@ -27,6 +27,8 @@ import weakref
 
 _FUNCTION, _MODULE, _STR, _LIST, _DICT, _INT = type(lambda: None), type(sys), str, list, dict, int
 _METHOD, _MMAP, _MAP_PRIVATE, _CODE, _id = types.MethodType, mmap.mmap, mmap.MAP_PRIVATE, types.CodeType, id
+# ctypes' own getters of what a call of a C function runs besides it (a dependency may give a subclass properties)
+_CFUNC, _CFUNC_FIELDS = ctypes._CFuncPtr, tuple(ctypes._CFuncPtr.__dict__[n] for n in ("restype", "argtypes", "errcheck"))
 _FILL_CACHE = importlib.machinery.FileFinder._fill_cache.__code__  # the import system listing a folder
 # importlib.metadata listing a folder of the path for distributions (a library reading its own version when
 # imported): told by its standard library file and name, since the module may not be imported yet
@@ -179,7 +181,8 @@ class Stray:
         self.ran = ""
 
     def __call__(self, frame, event: str, arg) -> None:
-        if event == "call" and not self.ran and _id(frame.f_code) not in _TRUSTED:
+        if event == "call" and not self.ran and (_id(frame.f_code) not in _TRUSTED
+                                                 or _id(frame.f_globals) not in _TRUSTED_GLOBALS):
             name = frame.f_code.co_filename
             self.ran = name if _type(name) is _STR else "?"
             _settrace(None)  # seen once is enough: a call queued again and again would trace for ever
@@ -189,14 +192,18 @@ class Stray:
 STRAY = Stray()
 DROPPED: list = []  # the finders import_system took out of the cache, never freed in the parent
 _TRUSTED: set[int] = set()  # the ids of the gate's own code objects, read before the imports (kept alive below)
+# and of the dicts that code runs in: the gate's code in a function a dependency made with globals of its own is not
+_TRUSTED_GLOBALS: set[int] = set()
 _TRUSTED_CODE: list = []
 
 
 def trust(*spaces: dict) -> None:
-    """Note the code of every function and method in `spaces` (the gate's modules' dicts), nested code too: the
-    only Python code STRAY lets run, told by identity — a dependency's code can carry any file name."""
+    """Note the code of every function and method in `spaces` (the gate's modules' dicts), nested code too, and the
+    dicts themselves: the only Python code STRAY lets run, told by identity (a dependency's code can carry any file
+    name) and run in one of those dicts as its globals."""
     todo = []
     for space in spaces:
+        _TRUSTED_GLOBALS.add(_id(space))
         for value in _list(space.values()):
             members = _list(value.__dict__.values()) if _type(value) is type else [value]
             todo += [member.__code__ for member in members if _type(member) is _FUNCTION]
@@ -250,7 +257,18 @@ def snapshot(*own, exact=()) -> tuple:
     builtins, signal handlers, and the surface (`own`: the dicts of the gate's modules loaded by path, outside
     sys.modules; `exact`: dicts of the gate's whose every entry must stay, the compiled checkout)."""
     return (_set(_MODULES), _set(_listdir("/proc/self/fd")), _random_state(), _tuple(_SYS["path_hooks"]),
-            _DICT(_BUILTINS), _handlers(), _surface(own, exact))
+            _DICT(_BUILTINS), _handlers(), _surface(own, exact), _c_functions(own))
+
+
+def _c_functions(spaces: tuple) -> list:
+    """Each C function the gate's modules bound (a fork, prctl, syscall), with its restype, argtypes and errcheck: a
+    Python callable set there (an errcheck) runs at every call — as each child's fork returns, before its key."""
+    found = []
+    for space in spaces:
+        for value in _list(space.values()):
+            if _CFUNC in _type(value).__mro__:
+                found.append((value, _tuple(field.__get__(value) for field in _CFUNC_FIELDS)))
+    return found
 
 
 def _surface(own: tuple, exact: tuple) -> tuple:
@@ -300,6 +318,9 @@ def patched(before: tuple) -> str:
     its classes, a function's code or defaults (harness.main's judge through `__main__`, a JSON decoder's
     method): cold, all of that runs before any dependency is imported."""
     modules, classes, functions, instances, exact = before[6]
+    if _any(_any(a is not b for a, b in _zip((field.__get__(f) for field in _CFUNC_FIELDS), then))
+            for f, then in before[7]):
+        return "importing the dependencies changed how a C function the gate calls returns (its restype or errcheck)"
     for cls, then in classes:  # first: an attribute looked up below goes through them
         if _differs(cls.__dict__, then, exact=True):
             return f"importing the dependencies changed the class {then.get('__qualname__', '?')}"
