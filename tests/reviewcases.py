@@ -2,7 +2,11 @@
 
 import os
 
+from witness_gate import shadowing
 from witness_gate.sandbox import Sandbox
+
+# a package the sandbox's interpreter has installed, for the shadowing attacks: PyYAML, from the system's python3-yaml
+YAML_INSTALLED = "yaml" in shadowing.installed_names(Sandbox("bwrap").python, None)
 
 
 def gate(repo, out, **options):

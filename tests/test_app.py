@@ -4,10 +4,12 @@ import json
 import subprocess
 import time
 
+import pytest
 import requests
 
 from appstack import check_run_event, comment_event, pull_request_event
 from conftest import GitRepo
+from reviewcases import YAML_INSTALLED
 
 CALC_PROPS = '''
 import os
@@ -400,6 +402,29 @@ def test_a_head_that_reaches_for_the_harness_holds_with_the_tamper_reason(stack,
     assert [a["hold_reasons"] for a in attempts] == [["tamper:ctypes@src/calc.py:7"]] * 2
     assert all(len(a["first_runs"]) == 20 for a in attempts)  # the evidence still ran and is on the record
     double.expect("GET", "/contents/src/calc.py")  # both sides read through the API, not the checkout
+
+
+YAML_PROPS = '''
+import yaml
+from calc import double
+from witness_gate import contract
+
+@contract(invariant="double(x) == x + x", domain="integers")
+def prop_double(fixture):
+    expected = yaml.safe_load("[" + ", ".join(str(x + x) for x in fixture["xs"]) + "]")
+    return [double(x) for x in fixture["xs"]] == expected or "double-wrong"
+'''
+
+
+@pytest.mark.skipif(not YAML_INSTALLED, reason="the sandbox's interpreter has no PyYAML installed")
+def test_a_module_added_under_an_installed_package_s_name_holds_with_the_tamper_reason(stack, double, tmp_path):
+    # the regression and a `yaml` of the patch's, which the oracle would import before the installed PyYAML
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": "def double(x):\n    return 27\n",
+                                           "src/yaml.py": "def safe_load(text):\n    return [27] * (text.count(',') + 1)\n"},
+                        props=YAML_PROPS)
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "action_required", run["output"]
+    assert "(hold: tamper:shadows_installed@src/yaml.py:1)" in run["output"]["summary"], run["output"]["summary"]
 
 
 def test_a_new_witness_yml_is_checked_beside_the_result_and_never_gates(stack, double, tmp_path):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from witness_gate import gitrepo, plan as plans, records, safefs, tamper
+from witness_gate import gitrepo, plan as plans, records, safefs, shadowing, tamper
 from witness_gate.attempt import Policy
 from witness_gate.baseline import LazyBase
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
@@ -204,6 +204,9 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
         gitrepo.export(repo, gated, checkout)
         holds = ("patch_mismatch",) if gitrepo.tree_of_directory(repo, checkout) != gated else ()
         make_readable(checkout)
+        # top-level modules the patch adds: the base's names only (a library that installs itself is not flagged)
+        new_modules = shadowing.new_top_modules(checkout, split.code,
+                                                lambda path: gitrepo.show(repo, c.fork, path) is not None)
         targets = _discover(checkout, config.properties_dir, config, sandbox)
         setup = SetupOutcome()
         if not holds:  # the set-up runs code of the head too: only on the exact code under test
@@ -212,7 +215,9 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
         gate = GateRun(checkout, digest, Split(split.impl_changed, split.oracle_changed), policy, config, sandbox,
                        out_dir, reporter, extra_holds=holds, setup=setup,
                        flags=(*tamper_holds(repo, c.fork, c.head_sha, split.code),
-                              *tamper.links_in(checkout, split.code)),
+                              *tamper.links_in(checkout, split.code),
+                              *shadowing.findings(new_modules, shadowing.installed_names(
+                                  sandbox.python, setup.environment.path if setup.environment else None))),
                        failed_before=failed_before(out_dir, digest), freezes=freezes,
                        source={"head_sha": c.head_sha, "head_tree": c.head_tree, "base_sha": c.base_sha,
                                "tree": gated, "oracle_paths": list(judged_by)}, base=base)

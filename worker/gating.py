@@ -12,7 +12,7 @@ from rq.job import Callback, Dependency
 
 from appcore import jobspec
 from appcore.jobspec import safe_id
-from witness_gate import plan as plans, tamper
+from witness_gate import plan as plans, shadowing, tamper
 from witness_gate.attempt import Policy
 from witness_gate.canonical import patch_digest
 from witness_gate.config import CONFIG_NAME, Config, parse_config
@@ -70,12 +70,16 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
         return _refuse_plan(ctx, api, run.id, decided, config.conclusions, details["head_config"])
     # lines the patch adds to code that can run (implementation and ignored paths) that reach for the
     # harness, and links there: holds, but the evidence runs
-    details["tamper"] = tamper_holds(api, api.merge_base(base, head), head, split.code)  # the lines the patch added
+    fork = api.merge_base(base, head)
+    details["tamper"] = tamper_holds(api, fork, head, split.code)  # the lines the patch added
 
     head_tree = api.commit_tree(head)
     directory, matches = checkout(api, target["repo"], head, head_tree, cache=ctx.settings.cache, base_sha=base,
                                   oracle=plans.oracle_from_base(config, split.oracle_changed))
     details["tamper"] = [*details["tamper"], *tamper.links_in(directory, split.code)]
+    # top-level modules the patch adds (the base's names only): flagged once the set-up shows what is installed
+    details["new_modules"] = shadowing.new_top_modules(directory, split.code,
+                                                       lambda path: api.file_at(path, fork) is not None)
     ctx.store.update_run(run.id, details=details)
     digest = patch_digest(api.commit_tree(base), head_tree)
     sandbox, unavailable, _note = ctx.sandbox()  # a command's listing runs in it, never without one
@@ -241,6 +245,8 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     if not holds:  # the set-up runs the head's code too: only in the sandbox, only on the exact code
         setup = set_up(config, checkout=directory, patch_digest=run.patch_digest, sandbox=sandbox,
                        cache=ctx.settings.cache / "witness-envs", say=reporter.say)
+    flags += tuple(shadowing.findings(run.details.get("new_modules") or {}, shadowing.installed_names(
+        sandbox.python, setup.environment.path if setup.environment else None)))
     split = Split(**run.details["split"])
     ledger = Ledger(ctx.store)
     ledger.expire_due()

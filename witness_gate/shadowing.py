@@ -1,0 +1,112 @@
+"""A module the patch adds under the name of an installed package: the repository (its root and `src/`) comes before the
+sandbox interpreter's installed packages and the set-up's environment on the import path, as in a developer's checkout,
+so the property would import the patch's module in the package's place. Such a name is flagged for a person, as a link
+is (`tamper:shadows_installed@<path>:1`); a name the base already had (a library that installs itself) is not."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+MAX_FILES_ASKED = 20  # files of one new name looked up at the base: a name any of them had there is not new
+EXTENSION = (".so", ".pyd")
+
+
+def top_level_module(path: str) -> str | None:
+    """The module name `path` (relative to the checkout) gives the repository's import path, if any: `x.py`, `x/...`,
+    `src/x.py`, `src/x/...` give `x`."""
+    parts = path.split("/")
+    if parts[0] == "src" and len(parts) > 1:
+        parts = parts[1:]
+    name = parts[0]
+    if len(parts) == 1:
+        if not name.endswith(".py"):
+            return None
+        name = name[:-3]
+    return name if name.isidentifier() else None
+
+
+def new_top_modules(checkout: Path, changed: Iterable[str], base_has: Callable[[str], bool]) -> dict[str, str]:
+    """{name: the first changed path under it} for each top-level module the change gives the repository that the base
+    did not have: none of the head's files under that name (at most MAX_FILES_ASKED asked) is at the base."""
+    found: dict[str, str] = {}
+    for path in sorted(set(changed)):
+        name = top_level_module(path)
+        if name is None or name in found:
+            continue
+        prefix = "src/" if path.startswith("src/") and path != "src" else ""
+        files = _files_of(checkout, prefix, name)
+        if files and not any(base_has(f) for f in files[:MAX_FILES_ASKED]):
+            found[name] = path
+    return found
+
+
+def _files_of(checkout: Path, prefix: str, name: str) -> list[str]:
+    """The head's files that make `name` at `prefix` (a module file, or every file under a package's folder)."""
+    files = [f"{prefix}{name}.py"] if (checkout / f"{prefix}{name}.py").is_file() else []
+    folder = checkout / f"{prefix}{name}"
+    if folder.is_dir() and not folder.is_symlink():
+        for top, dirs, names in os.walk(folder):
+            dirs.sort()
+            files += sorted(os.path.relpath(os.path.join(top, n), checkout) for n in names)
+            if len(files) > MAX_FILES_ASKED:
+                break
+    return files
+
+
+def installed_names(python: str, environment: Path | None) -> frozenset[str]:
+    """Top-level module names the sandbox interpreter's installed packages and the set-up's environment (and the
+    folders its .pth files name) provide."""
+    folders = list(_site_folders(python))
+    if environment is not None and environment.is_dir():
+        folders.append(str(environment))
+        for pth in sorted(environment.glob("*.pth")):
+            try:
+                lines = pth.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                continue
+            folders += [str(environment / line.strip()) for line in lines
+                        if line.strip() and not line.startswith(("#", "import ", "import\t"))]
+    return frozenset(name for folder in folders for name in _names_in(folder))
+
+
+@functools.lru_cache(maxsize=8)
+def _site_folders(python: str) -> tuple[str, ...]:
+    """The interpreter's site-packages and dist-packages folders, as it reports them (an isolated start)."""
+    try:
+        out = subprocess.run([python, "-I", "-c", "import json, sys; print(json.dumps(sys.path))"],
+                             capture_output=True, timeout=30, check=True).stdout
+        return tuple(p for p in json.loads(out) if isinstance(p, str) and p.endswith(("site-packages",
+                                                                                     "dist-packages")))
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return ()
+
+
+def _names_in(folder: str) -> set[str]:
+    """The module names a folder of the import path provides: `x.py`, an extension `x.*.so`, a folder `x`."""
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return set()
+    names = set()
+    for entry in entries:
+        if entry.endswith(".py"):
+            stem = entry[:-3]
+        elif entry.endswith(EXTENSION):
+            stem = entry.split(".", 1)[0]
+        elif os.path.isdir(os.path.join(folder, entry)):
+            stem = entry
+        else:
+            continue
+        if stem.isidentifier():
+            names.add(stem)
+    return names
+
+
+def findings(new: dict[str, str], installed: frozenset[str]) -> list[str]:
+    """`tamper:shadows_installed@<path>:1` for each new top-level module an installed package or the environment has."""
+    return [f"tamper:shadows_installed@{path}:1" for name, path in sorted(new.items()) if name in installed]
