@@ -354,8 +354,16 @@ def _program(head: str, taken: set[int]) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             aliases.update({a.asname: a.name for a in node.names if a.asname and a.asname != a.name})
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in _MODULE_NAMES:
-            aliases.update({t.id: node.value.id for t in node.targets if isinstance(t, ast.Name)})
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in _MODULE_NAMES:
+            # an object of the standard library's under its own name: `from fractions import Fraction` makes
+            # `Fraction._richcmp = ...` the module's class changed for every importer
+            aliases.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names if a.name != "*"})
+        elif isinstance(node, (ast.Assign, ast.NamedExpr)):
+            module = node.value.id if isinstance(node.value, ast.Name) and node.value.id in _MODULE_NAMES \
+                else _module_of(node.value)
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if module:
+                aliases.update({t.id: module for t in targets if isinstance(t, ast.Name)})
     lines = _lines(head)
     found: list[tuple[int, str]] = []
 
@@ -382,13 +390,32 @@ def _program(head: str, taken: set[int]) -> list[tuple[int, str]]:
                 elif isinstance(target, ast.Starred):
                     targets.append(target.value)
                 elif isinstance(target, (ast.Attribute, ast.Subscript)):
-                    read(f"{ast.unparse(target)} = _", mine[0])
+                    module = _module_of(target.value) if isinstance(target, ast.Attribute) else None
+                    read(f"{module}.{target.attr} = _" if module else f"{ast.unparse(target)} = _", mine[0])
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in _DUNDERS:
             found.extend((number, "compare_hook") for number in mine[:1])
     return found
 
 
 _MODULE_NAMES = frozenset(sys.stdlib_module_names) | {"builtins"}
+_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__", "sys.modules.get",
+                        "sys.modules.__getitem__", "sys.modules.setdefault"})
+
+
+def _module_of(node: ast.AST) -> str | None:
+    """The standard-library module an expression reaches by a literal name: `importlib.import_module("math")`,
+    `__import__("math")` (its top-level package), `sys.modules["math"]`, `sys.modules.get("math")`."""
+    name = None
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str) and re.sub(r"\s", "", ast.unparse(node.func)) in _IMPORTERS:
+        name = node.args[0].value
+        if re.sub(r"\s", "", ast.unparse(node.func)) == "__import__":
+            name = name.split(".")[0]
+    elif isinstance(node, ast.Subscript) and re.sub(r"\s", "", ast.unparse(node.value)) == "sys.modules" \
+            and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        name = node.slice.value
+    return name if name and name.split(".")[0] in _MODULE_NAMES and all(
+        part.isidentifier() for part in name.split(".")) else None
 
 
 def _decode(raw: bytes) -> tuple[str | None, str]:
