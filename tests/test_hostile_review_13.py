@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from reviewcases import gate as _gate
+from test_hostile_review_12 import MEAN, MEAN_PROPS  # math.isclose(mean(xs), sum(xs) / len(xs))
 from witness_gate import tamper
 
 LIE = "lambda *a, **k: True"
@@ -37,18 +38,6 @@ def test_reaching_the_standard_library_that_way_without_changing_it_is_no_findin
     assert tamper.scan_text("src/calc.py", "", source) == []
 
 
-MEAN_PROPS = '''
-import math
-from calc import mean
-from witness_gate import contract
-
-
-@contract(invariant="mean(xs) is the arithmetic mean", domain="lists of floats")
-def prop_mean(fixture):
-    xs = fixture["xs"]
-    return math.isclose(mean(xs), sum(xs) / len(xs)) or "mean-wrong"
-'''
-MEAN = "def mean(xs):\n    return sum(xs) / len(xs)\n"
 # the regression (the mean of a list is its first element), with the oracle's isclose made to agree
 LYING = f'import importlib\n_m = importlib.import_module("math")\n_m.isclose = {LIE}\n\n\ndef mean(xs):\n    return xs[0]\n'
 
