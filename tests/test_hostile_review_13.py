@@ -51,3 +51,21 @@ def test_math_changed_through_import_module_cannot_turn_a_regression_into_a_pass
     [result] = _gate(git_repo, tmp_path / "out").results
     assert result.verdict.label != "pass", result.verdict
     assert any(r.startswith("tamper:stdlib_patch@src/calc.py") for r in result.verdict.hold_reasons), result.verdict
+
+
+# Review 33 (report-only, session 10), the plainest of its bypasses of the forms above, mended the same way: an alias of
+# an alias, `setattr` with an alias, an object taken from a module by attribute (`F = fractions.Fraction`, a walrus too).
+@pytest.mark.parametrize("source", [
+    f'import math\n_m = math\n_n = _m\n_n.isclose = {LIE}\n',
+    f'import math\n_m = math\nsetattr(_m, "isclose", {LIE})\n',
+    f'import importlib\nm = importlib.import_module("math")\nsetattr(m, "isclose", {LIE})\n',
+    f'import fractions\nF = fractions.Fraction\nF._richcmp = {LIE}\n',
+    f'import fractions\n(F := fractions.Fraction)._richcmp = {LIE}\n',
+])
+def test_an_alias_of_an_alias_an_attribute_or_a_setattr_is_read_as_the_module(source):
+    assert [f.reason.split("@")[0] for f in tamper.scan_text("src/calc.py", "", source)] == ["tamper:stdlib_patch"]
+
+
+def test_an_instance_of_a_standard_library_class_is_no_module():
+    source = 'import fractions\nF = fractions.Fraction\nx = F(1)\nx.note = "ours"\nsetattr(x, "other", 2)\n'
+    assert tamper.scan_text("src/calc.py", "", source) == []

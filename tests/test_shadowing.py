@@ -90,3 +90,24 @@ def test_installed_names_come_from_the_folders_of_the_import_path_and_the_enviro
 def test_findings_name_each_new_module_an_installed_package_provides():
     new = {"yaml": "src/yaml.py", "mine": "src/mine.py"}
     assert shadowing.findings(new, frozenset({"yaml", "requests"})) == ["tamper:shadows_installed@src/yaml.py:1"]
+
+
+def _layout(root, paths):
+    for path in paths:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text("x = 1\n")
+
+
+def test_a_module_file_added_beside_a_folder_the_base_had_is_new(tmp_path):
+    # review 33: the base's data folder alembic/ (a script in it, no __init__.py) made a new alembic.py look old
+    _layout(tmp_path, ["alembic/env.py", "alembic.py", "pkg/__init__.py", "pkg/mod.py"])
+    at_base = {"alembic/env.py", "pkg/mod.py"}
+    assert shadowing.new_top_modules(tmp_path, ["alembic.py", "pkg/__init__.py"], at_base.__contains__) == {
+        "alembic": "alembic.py", "pkg": "pkg/__init__.py"}
+
+
+def test_a_folder_of_data_is_no_module(tmp_path):
+    # review 33: a folder of configuration named like an installed package was a finding
+    _layout(tmp_path, ["yaml/config.yml", "ns/part/mod.py"])
+    assert shadowing.new_top_modules(tmp_path, ["yaml/config.yml", "ns/part/mod.py"], lambda path: False) == {
+        "ns": "ns/part/mod.py"}  # a namespace portion with Python in it still counts

@@ -31,31 +31,34 @@ def top_level_module(path: str) -> str | None:
 
 
 def new_top_modules(checkout: Path, changed: Iterable[str], base_has: Callable[[str], bool]) -> dict[str, str]:
-    """{name: the first changed path under it} for each top-level module the change gives the repository that the base
-    did not have: none of the head's files under that name (at most MAX_FILES_ASKED asked) is at the base."""
+    """{name: the first changed path under it} for each top-level module the change gives the repository's import path
+    that the base did not have. A module file or a package's `__init__.py` (`x.py`, `x/__init__.py`) the base lacked
+    is new whatever else the base had there (a folder of data, or of scripts, makes no module an installed package
+    loses to); a folder with Python files and neither of those (a namespace portion) is new when none of its files
+    (at most MAX_FILES_ASKED asked) is at the base."""
     found: dict[str, str] = {}
     for path in sorted(set(changed)):
         name = top_level_module(path)
         if name is None or name in found:
             continue
         prefix = "src/" if path.startswith("src/") and path != "src" else ""
-        files = _files_of(checkout, prefix, name)
+        regular = [f for f in (f"{prefix}{name}.py", f"{prefix}{name}/__init__.py") if (checkout / f).is_file()]
+        files = regular or _python_files_under(checkout / f"{prefix}{name}", checkout)
         if files and not any(base_has(f) for f in files[:MAX_FILES_ASKED]):
             found[name] = path
     return found
 
 
-def _files_of(checkout: Path, prefix: str, name: str) -> list[str]:
-    """The head's files that make `name` at `prefix` (a module file, or every file under a package's folder)."""
-    files = [f"{prefix}{name}.py"] if (checkout / f"{prefix}{name}.py").is_file() else []
-    folder = checkout / f"{prefix}{name}"
+def _python_files_under(folder: Path, checkout: Path) -> list[str]:
+    """The Python files under a folder of the head (a namespace portion's), relative to the checkout."""
+    found: list[str] = []
     if folder.is_dir() and not folder.is_symlink():
         for top, dirs, names in os.walk(folder):
             dirs.sort()
-            files += sorted(os.path.relpath(os.path.join(top, n), checkout) for n in names)
-            if len(files) > MAX_FILES_ASKED:
+            found += sorted(os.path.relpath(os.path.join(top, n), checkout) for n in names if n.endswith(".py"))
+            if len(found) > MAX_FILES_ASKED:
                 break
-    return files
+    return found
 
 
 def installed_names(python: str, environment: Path | None) -> frozenset[str]:
@@ -76,12 +79,15 @@ def installed_names(python: str, environment: Path | None) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=8)
 def _site_folders(python: str) -> tuple[str, ...]:
-    """The interpreter's site-packages and dist-packages folders, as it reports them (an isolated start)."""
+    """The interpreter's site-packages and dist-packages folders and the folders their .pth files add, as it reports
+    them (an isolated start)."""
     try:
         out = subprocess.run([python, "-I", "-c", "import json, sys; print(json.dumps(sys.path))"],
                              capture_output=True, timeout=30, check=True).stdout
-        return tuple(p for p in json.loads(out) if isinstance(p, str) and p.endswith(("site-packages",
-                                                                                     "dist-packages")))
+        path = [p for p in json.loads(out) if isinstance(p, str)]
+        # from the first site folder on: the site folders and what their .pth files add, all after the repository
+        first = next((i for i, p in enumerate(path) if p.endswith(("site-packages", "dist-packages"))), len(path))
+        return tuple(path[first:])
     except (OSError, subprocess.SubprocessError, ValueError):
         return ()
 

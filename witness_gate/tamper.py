@@ -358,18 +358,22 @@ def _program(head: str, taken: set[int]) -> list[tuple[int, str]]:
             # an object of the standard library's under its own name: `from fractions import Fraction` makes
             # `Fraction._richcmp = ...` the module's class changed for every importer
             aliases.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names if a.name != "*"})
-        elif isinstance(node, (ast.Assign, ast.NamedExpr)):
-            module = node.value.id if isinstance(node.value, ast.Name) and node.value.id in _MODULE_NAMES \
-                else _module_of(node.value)
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if module:
-                aliases.update({t.id: module for t in targets if isinstance(t, ast.Name)})
+    for _ in range(4):  # `n = m` after `m = math`, `F = fractions.Fraction`: each pass follows one more link
+        known = len(aliases)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.NamedExpr)):
+                module = _module_of(node.value) or _dotted_module(node.value, aliases)
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if module:
+                    aliases.update({t.id: module for t in targets if isinstance(t, ast.Name) and t.id != module})
+        if len(aliases) == known:
+            break
     lines = _lines(head)
     found: list[tuple[int, str]] = []
 
     def read(text: str, line: int) -> None:
-        for name, module in aliases.items():
-            text = re.sub(rf"\b{re.escape(name)}\b(?=\s*\.)", module, text)
+        for name, module in aliases.items():  # as an attribute's base or an argument (`setattr(m, ...)`)
+            text = re.sub(rf"(?<![.\w]){re.escape(name)}\b(?=\s*[.,)])", module, text)
         found.extend((line, slug) for slug in findings_in_line(text))
 
     if aliases:
@@ -390,7 +394,9 @@ def _program(head: str, taken: set[int]) -> list[tuple[int, str]]:
                 elif isinstance(target, ast.Starred):
                     targets.append(target.value)
                 elif isinstance(target, (ast.Attribute, ast.Subscript)):
-                    module = _module_of(target.value) if isinstance(target, ast.Attribute) else None
+                    base = target.value.value if isinstance(target.value, ast.NamedExpr) else target.value
+                    module = (_module_of(base) or _dotted_module(base, aliases)) if isinstance(target, ast.Attribute) \
+                        else None
                     read(f"{module}.{target.attr} = _" if module else f"{ast.unparse(target)} = _", mine[0])
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in _DUNDERS:
             found.extend((number, "compare_hook") for number in mine[:1])
@@ -400,6 +406,19 @@ def _program(head: str, taken: set[int]) -> list[tuple[int, str]]:
 _MODULE_NAMES = frozenset(sys.stdlib_module_names) | {"builtins"}
 _IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__", "sys.modules.get",
                         "sys.modules.__getitem__", "sys.modules.setdefault"})
+
+
+def _dotted_module(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    """`math`, `fractions.Fraction`, `m.Fraction` (`m` an alias): the standard-library module or object a name or an
+    attribute chain from one is, by its dotted name; None for anything else."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    root = aliases.get(node.id) or (node.id if node.id in _MODULE_NAMES else None)
+    return ".".join([root, *parts]) if root else None
 
 
 def _module_of(node: ast.AST) -> str | None:
