@@ -54,13 +54,19 @@ def test_math_changed_through_import_module_cannot_turn_a_regression_into_a_pass
 
 
 # Review 33 (report-only, session 10), the plainest of its bypasses of the forms above, mended the same way: an alias of
-# an alias, `setattr` with an alias, an object taken from a module by attribute (`F = fractions.Fraction`, a walrus too).
+# an alias, `setattr` or `vars` with an alias, an object taken from a module by attribute (`F = fractions.Fraction`, a
+# walrus too), a `for` or comprehension over a literal list of modules, an unpacking.
 @pytest.mark.parametrize("source", [
     f'import math\n_m = math\n_n = _m\n_n.isclose = {LIE}\n',
     f'import math\n_m = math\nsetattr(_m, "isclose", {LIE})\n',
     f'import importlib\nm = importlib.import_module("math")\nsetattr(m, "isclose", {LIE})\n',
     f'import fractions\nF = fractions.Fraction\nF._richcmp = {LIE}\n',
     f'import fractions\n(F := fractions.Fraction)._richcmp = {LIE}\n',
+    f'import math\nfor _m in (math,):\n    _m.isclose = {LIE}\n',
+    f'import math\nm, = [math]\nm.isclose = {LIE}\n',
+    f'import math\nm, n = math, 1\nm.isclose = {LIE}\n',
+    f'import math\n[setattr(m, "isclose", {LIE}) for m in [math]]\n',
+    f'import math\nm = math\nvars(m)["isclose"] = {LIE}\n',
 ])
 def test_an_alias_of_an_alias_an_attribute_or_a_setattr_is_read_as_the_module(source):
     assert [f.reason.split("@")[0] for f in tamper.scan_text("src/calc.py", "", source)] == ["tamper:stdlib_patch"]

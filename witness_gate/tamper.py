@@ -362,10 +362,20 @@ def _program(head: str, taken: set[int]) -> list[tuple[int, str]]:
         known = len(aliases)
         for node in ast.walk(tree):
             if isinstance(node, (ast.Assign, ast.NamedExpr)):
-                module = _module_of(node.value) or _dotted_module(node.value, aliases)
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if module:
-                    aliases.update({t.id: module for t in targets if isinstance(t, ast.Name) and t.id != module})
+                pairs = [(t, node.value) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])]
+            elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.iter, (ast.Tuple, ast.List)):
+                pairs = [(node.target, element) for element in node.iter.elts]  # `for m in (math,)`: each element
+            else:
+                continue
+            while pairs:  # an unpacking (`m, n = math, 1`, `m, = [math]`), element by element
+                target, value = pairs.pop()
+                if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+                        and len(target.elts) == len(value.elts):
+                    pairs += zip(target.elts, value.elts)
+                    continue
+                module = _module_of(value) or _dotted_module(value, aliases)
+                if module and isinstance(target, ast.Name) and target.id != module:
+                    aliases.setdefault(target.id, module)
         if len(aliases) == known:
             break
     lines = _lines(head)
