@@ -9,6 +9,8 @@ import socket
 import time
 from collections.abc import Iterable
 
+from witness_gate.processes import read_into
+
 _READ = selectors.EVENT_READ
 
 
@@ -19,8 +21,7 @@ class Reading:
     def __init__(self, out_r: int, err_r: int, control: socket.socket, started: float, timeout: float,
                  cap: int) -> None:
         self.out_r, self.err_r, self.control = out_r, err_r, control
-        self.buffers = {out_r: bytearray(), err_r: bytearray()}
-        self.open = {out_r, err_r}
+        self.buffers = {out_r: bytearray(), err_r: bytearray()}  # a stream is open while the selector follows it
         self.started, self.deadline, self.cap = started, started + timeout, cap
         self.said, self.answered, self.fault = b"", False, None
         self._selector: selectors.BaseSelector | None = None
@@ -28,16 +29,21 @@ class Reading:
     def follow(self, selector: selectors.BaseSelector) -> None:
         """Wait for this evaluation's streams and answer on `selector` (each key's data says whose and which)."""
         self._selector = selector
-        for fd in self.open:
+        for fd in self.buffers:
             selector.register(fd, _READ, (self, fd))
         selector.register(self.control, _READ, (self, None))
 
-    def done(self) -> bool:
-        return self.fault is not None or (self.answered and (not self.said or not self.open))
+    def _open(self) -> list[int]:
+        followed = self._selector.get_map()
+        return [fd for fd in self.buffers if fd in followed]
 
-    def ready(self, which: int | None) -> None:
-        """Read what one of its descriptors has (None: the parent's socket)."""
-        if which is None:
+    def done(self) -> bool:
+        return self.fault is not None or (self.answered and (not self.said or not self._open()))
+
+    def ready(self, key: selectors.SelectorKey) -> None:
+        """Read what one of its descriptors has (the key's data: this reading, and the stream or None for the
+        parent's socket)."""
+        if key.data[1] is None:
             try:
                 self.said = self.control.recv(4096)
             except OSError:  # a parent that died with a request unread resets the socket: it is gone
@@ -45,18 +51,12 @@ class Reading:
             self.answered = True
             self._selector.unregister(self.control)
             return
-        chunk = os.read(which, 65536)
-        if not chunk:
-            self.open.discard(which)
-            self._selector.unregister(which)
-        else:
-            self.buffers[which] += chunk
-            if len(self.buffers[which]) > self.cap:
-                self.fault = "output_limit"
+        if read_into(self._selector, key, self.buffers, self.cap):
+            self.fault = "output_limit"
 
     def end(self) -> tuple[bytes, bytes, bytes, str | None, float]:
         """(stdout, stderr, the parent's answer, fault, seconds); its descriptors are closed and followed no more."""
-        for fd in self.open:
+        for fd in self._open():
             self._selector.unregister(fd)
         if not self.answered:
             self._selector.unregister(self.control)
@@ -75,9 +75,9 @@ def pump(selector: selectors.BaseSelector, readings: Iterable[Reading]) -> None:
     # a look even past a deadline: what ended while this thread was busy elsewhere (closing another lane's
     # sandbox) is read before any deadline is judged
     for key, _ in selector.select(timeout=min(max(remaining, 0.0), 0.5)):
-        reading, which = key.data
+        reading = key.data[0]
         if not reading.done():
-            reading.ready(which)
+            reading.ready(key)
     now = time.monotonic()
     for reading in readings:
         if not reading.done() and now >= reading.deadline:
