@@ -216,8 +216,8 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
                        out_dir, reporter, extra_holds=holds, setup=setup,
                        flags=(*tamper_holds(repo, c.fork, c.head_sha, split.code),
                               *tamper.links_in(checkout, split.code),
-                              *shadowing.findings(new_modules, shadowing.installed_names(
-                                  sandbox.python, setup.environment.path if setup.environment else None))),
+                              *shadowing.shadowed(new_modules, sandbox.python,
+                                                  setup.environment.path if setup.environment else None)),
                        failed_before=failed_before(out_dir, digest), freezes=freezes,
                        source={"head_sha": c.head_sha, "head_tree": c.head_tree, "base_sha": c.base_sha,
                                "tree": gated, "oracle_paths": list(judged_by)}, base=base)

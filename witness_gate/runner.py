@@ -54,7 +54,7 @@ class PropertyRunner:
         # a series that may run parents at once binds each to a core of its own once its imports ran: the fork, the
         # sweep and the children's start and exit stay on one CPU (no cross-CPU TLB flush), and two lanes of replays
         # at once never share one; each child gets the gate's cores back, as a cold evaluation has them
-        self._cores = cores_from_here() if self.parallel > 1 else ()
+        self._cores = cores_from_here() if self.parallel > 1 and self.warm else ()
         for tree in (self.repo, stage_root() / "gate", *(m.source for m in self._mounts())):
             mark_fixed(tree)  # staged once, never changed: settled from a layout listed once
 

@@ -116,3 +116,9 @@ def _names_in(folder: str) -> set[str]:
 def findings(new: dict[str, str], installed: frozenset[str]) -> list[str]:
     """`tamper:shadows_installed@<path>:1` for each new top-level module an installed package or the environment has."""
     return [f"tamper:shadows_installed@{path}:1" for name, path in sorted(new.items()) if name in installed]
+
+
+def shadowed(new: dict[str, str], python: str, environment: Path | None) -> list[str]:
+    """`findings` for the new modules against what `python`'s site folders and the environment provide, asked only
+    when the change adds a top-level module at all (most changes add none)."""
+    return findings(new, installed_names(python, environment)) if new else []

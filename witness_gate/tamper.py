@@ -435,11 +435,10 @@ def _module_of(node: ast.AST) -> str | None:
     """The standard-library module an expression reaches by a literal name: `importlib.import_module("math")`,
     `__import__("math")` (its top-level package), `sys.modules["math"]`, `sys.modules.get("math")`."""
     name = None
-    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
-            and isinstance(node.args[0].value, str) and re.sub(r"\s", "", ast.unparse(node.func)) in _IMPORTERS:
-        name = node.args[0].value
-        if re.sub(r"\s", "", ast.unparse(node.func)) == "__import__":
-            name = name.split(".")[0]
+    called = re.sub(r"\s", "", ast.unparse(node.func)) if isinstance(node, ast.Call) else ""
+    if called in _IMPORTERS and node.args and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        name = node.args[0].value.split(".")[0] if called == "__import__" else node.args[0].value
     elif isinstance(node, ast.Subscript) and re.sub(r"\s", "", ast.unparse(node.value)) == "sys.modules" \
             and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
         name = node.slice.value

@@ -245,8 +245,8 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     if not holds:  # the set-up runs the head's code too: only in the sandbox, only on the exact code
         setup = set_up(config, checkout=directory, patch_digest=run.patch_digest, sandbox=sandbox,
                        cache=ctx.settings.cache / "witness-envs", say=reporter.say)
-    flags += tuple(shadowing.findings(run.details.get("new_modules") or {}, shadowing.installed_names(
-        sandbox.python, setup.environment.path if setup.environment else None)))
+    flags += tuple(shadowing.shadowed(run.details.get("new_modules") or {}, sandbox.python,
+                                      setup.environment.path if setup.environment else None))
     split = Split(**run.details["split"])
     ledger = Ledger(ctx.store)
     ledger.expire_due()
