@@ -377,18 +377,24 @@ def plain_modules() -> str:
     return ""
 
 
-def _mapped_writable_file() -> str:
-    """'' unless a file of /tmp, /scratch or /dev/shm, or a deleted one, is mapped: the sweep writes those anew, so
-    every child would map the file the imports made, where a cold start maps the one the evaluation writes."""
+def _mapped_files() -> list:
+    """The lines of /proc/self/maps that name a file, each split into its six fields (read with the C functions
+    bound before the imports)."""
     fd, chunks = _os_open("/proc/self/maps", _O_RDONLY), []
     try:
         while chunk := _os_read(fd, 1 << 16):
             chunks.append(chunk)
     finally:
         _os_close(fd)
-    for line in b"".join(chunks).split(b"\n"):
-        fields = line.split(maxsplit=5)
-        if _len(fields) == 6 and (fields[5].startswith((b"/tmp/", b"/scratch/", b"/dev/shm/"))
+    return [fields for fields in (line.split(maxsplit=5) for line in b"".join(chunks).split(b"\n"))
+            if _len(fields) == 6]
+
+
+def _mapped_writable_file() -> str:
+    """'' unless a file of /tmp, /scratch or /dev/shm, or a deleted one, is mapped: the sweep writes those anew, so
+    every child would map the file the imports made, where a cold start maps the one the evaluation writes."""
+    for fields in _mapped_files():
+        if (fields[5].startswith((b"/tmp/", b"/scratch/", b"/dev/shm/"))
                                   or fields[5].endswith(b" (deleted)")):
             return "importing the dependencies mapped a file the sweep writes anew (" + \
                 fields[5].decode("utf-8", "replace") + ")"
@@ -565,16 +571,9 @@ def _repository_code(real_root: str, stand_in) -> str:
 
 def _mapped_from(real_root: str) -> str:
     """The first file of the checkout mapped into this process (a shared library loaded from it), or ''."""
-    fd, chunks = _os_open("/proc/self/maps", _O_RDONLY), []
-    try:
-        while chunk := _os_read(fd, 1 << 16):
-            chunks.append(chunk)
-    finally:
-        _os_close(fd)
     root = real_root.encode("utf-8", "surrogateescape")  # str's and bytes' own methods: os.fsencode is Python's
-    for line in b"".join(chunks).split(b"\n"):
-        fields = line.split(maxsplit=5)
-        if _len(fields) == 6 and (fields[5] + b"/").startswith(root):
+    for fields in _mapped_files():
+        if (fields[5] + b"/").startswith(root):
             return fields[5].decode("utf-8", "surrogateescape")
     return ""
 
