@@ -1,12 +1,8 @@
-"""What the end-to-end review tests share: gate a repository's `patch` branch against `main`, quietly, under bubblewrap."""
+"""What the end-to-end attack tests share: gate a repository's `patch` branch against `main`, quietly, under bubblewrap."""
 
 import os
 
-from witness_gate import shadowing
 from witness_gate.sandbox import Sandbox
-
-# a package the sandbox's interpreter has installed, for the shadowing attacks: PyYAML, from the system's python3-yaml
-YAML_INSTALLED = "yaml" in shadowing.installed_names(Sandbox("bwrap").python, None)
 
 
 def gate(repo, out, **options):

@@ -9,7 +9,7 @@ import requests
 
 from appstack import check_run_event, comment_event, pull_request_event
 from conftest import GitRepo
-from reviewcases import YAML_INSTALLED
+from witness_gate.sandbox import Sandbox
 
 CALC_PROPS = '''
 import os
@@ -391,17 +391,28 @@ def test_a_replay_while_an_attempt_runs_never_overlaps_it(stack, double, tmp_pat
     assert double.reactions == [{"comment_id": 9300, "content": "eyes"}]
 
 
-def test_a_head_that_reaches_for_the_harness_holds_with_the_tamper_reason(stack, double, tmp_path):
-    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# ctypes reaches into the interpreter\n"})
+REACHING = """import sys
+
+
+def double(x):
+    for module in list(sys.modules.values()):  # the shared harness's verdict, were it in this process
+        if hasattr(module, "verdict_of"):
+            module.verdict_of = lambda returned: ("pass", None)
+    frame = sys._getframe()
+    while frame is not None:
+        frame = frame.f_back
+    return 27
+"""
+
+
+def test_a_regression_that_reaches_for_the_harness_is_still_a_regression(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": REACHING})
     run, _ = gate(stack, double, name)
-    assert run["conclusion"] == "action_required", run["output"]
-    assert run["output"]["title"] == "hold: prop_double"
-    assert "(hold: tamper:ctypes@src/calc.py:7)" in run["output"]["summary"]
+    assert run["conclusion"] == "failure", run["output"]
+    assert run["output"]["title"] == "regression: prop_double"
     record = requests.get(run["details_url"], timeout=5).json()
     attempts = [requests.get(f"{stack.url}/records/{a['record_id']}", timeout=5).json() for a in record["attempts"]]
-    assert [a["hold_reasons"] for a in attempts] == [["tamper:ctypes@src/calc.py:7"]] * 2
-    assert all(len(a["first_runs"]) == 20 for a in attempts)  # the evidence still ran and is on the record
-    double.expect("GET", "/contents/src/calc.py")  # both sides read through the API, not the checkout
+    assert {row["isolation"] for a in attempts for row in a["replays"]} == {"split-cold"}
 
 
 YAML_PROPS = '''
@@ -416,15 +427,16 @@ def prop_double(fixture):
 '''
 
 
-@pytest.mark.skipif(not YAML_INSTALLED, reason="the sandbox's interpreter has no PyYAML installed")
-def test_a_module_added_under_an_installed_package_s_name_holds_with_the_tamper_reason(stack, double, tmp_path):
-    # the regression and a `yaml` of the patch's, which the oracle would import before the installed PyYAML
+@pytest.mark.skipif(subprocess.run([Sandbox("bwrap").python, "-c", "import yaml"], check=False).returncode != 0,
+                    reason="the sandbox's interpreter has no PyYAML installed")
+def test_a_module_added_under_an_installed_package_s_name_cannot_answer_for_it(stack, double, tmp_path):
+    # the regression and a `yaml` of the patch's: the judge's yaml is the installed one, whatever the patch adds
     name, _ = make_pull(double, tmp_path, {"src/calc.py": "def double(x):\n    return 27\n",
                                            "src/yaml.py": "def safe_load(text):\n    return [27] * (text.count(',') + 1)\n"},
                         props=YAML_PROPS)
     run, _ = gate(stack, double, name)
-    assert run["conclusion"] == "action_required", run["output"]
-    assert "(hold: tamper:shadows_installed@src/yaml.py:1)" in run["output"]["summary"], run["output"]["summary"]
+    assert run["conclusion"] == "failure", run["output"]
+    assert run["output"]["title"] == "regression: prop_double"
 
 
 def test_a_new_witness_yml_is_checked_beside_the_result_and_never_gates(stack, double, tmp_path):

@@ -138,7 +138,7 @@ def test_article_001_checker_fails_closed():
             return False
         return total == order["claimed_total"]
 
-    from witness_gate.harness import verdict_of
+    from witness_gate.sandbox.judge.verdicts import verdict_of
 
     assert verdict_of(prop_order_total_non_negative({"lines": [{"qty": -1, "price": 2}], "claimed_total": -2})) == ("fail", "false")
     assert verdict_of(prop_order_total_non_negative({"lines": [{"qty": 1, "price": 2}], "claimed_total": 2})) == ("pass", None)

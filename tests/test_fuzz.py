@@ -13,7 +13,7 @@ from appcore.settings import Settings
 from bot.signature import sign
 from witness_gate.canonical import CanonicalError, canonical_bytes, loads_strict
 from witness_gate.config import ConfigError, parse_config
-from witness_gate.harness import verdict_of
+from witness_gate.sandbox.judge.verdicts import verdict_of
 from witness_gate.evaluation import _protocol_verdict
 from strategies import json_values
 

@@ -231,8 +231,9 @@ def test_an_implementation_change_with_a_linked_property_file_holds_it(git_repo,
     done = gate(repo, "--json")
     assert done.returncode == 3, done.stdout + done.stderr
     verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)}
-    assert verdicts == {"prop_double": "pass", "prop_more": "pass",  # a relative link inside the tree still works
-                        "unsafe_path:tests.properties.test_evil.py": "hold"}
+    # a property file that links into the implementation is not the oracle's: the judge, which sees only oracle
+    # files, cannot open it, and the property holds
+    assert verdicts == {"prop_double": "pass", "prop_more": "hold", "unsafe_path:tests.properties.test_evil.py": "hold"}
     [held] = (repo.path.parent / "out").glob("*/unsafe_path:*.attempt.json")
     held = json.loads(held.read_text())
     assert held["label"] == "hold"

@@ -326,7 +326,7 @@ import time  # noqa: E402
 
 from witness_gate import sandbox as sandboxes  # noqa: E402
 
-FORGER = (  # reads the verdict key the harness is told on stdin, signs a pass with it, and leaves
+FORGER = (  # what forged a pass when it ran where the verdict was made: reads a key from stdin, signs, leaves
     "import hmac, os\n"
     "key = os.read(0, 256).split(b'\\n')[0]\n"
     "mac = hmac.new(key, b'pass - ', 'sha256').hexdigest()\n"
@@ -349,26 +349,11 @@ def shadowed_checkout(tmp_path, files):
     return stage_directory(source)
 
 
-def old_harness_argv(self):
-    # as launched before this defence (`-m witness_gate.harness`): the working directory, the checkout, came first
-    return [self.python, "-B", "-c", "import sys, runpy; sys.path[:0] = ['', '/opt/witness-gate']; "
-            "runpy.run_module('witness_gate.harness', run_name='__main__')"]
-
-
 @pytest.mark.parametrize("shadow", sorted(SHADOWS))
 def test_a_checkout_cannot_stand_in_for_the_harness_or_the_standard_library(tmp_path, shadow):
     checkout = shadowed_checkout(tmp_path, SHADOWS[shadow])
     result = PropertyRunner(checkout, "tests/properties/p.py::prop_total", "1", Sandbox("bwrap"), timeout_seconds=10)({})
     assert (result.outcome, result.reason) == ("fail", "wrong-total"), result.detail[-400:]
-
-
-@pytest.mark.parametrize("shadow", ["harness_package", "stdlib_module"])
-def test_started_the_old_way_the_shadow_forges_a_pass(tmp_path, shadow, monkeypatch):
-    # the control: with the working directory on sys.path, the checkout's module runs first and wins
-    monkeypatch.setattr(sandboxes.Sandbox, "harness_argv", old_harness_argv)
-    checkout = shadowed_checkout(tmp_path, SHADOWS[shadow])
-    result = PropertyRunner(checkout, "tests/properties/p.py::prop_total", "1", Sandbox("bwrap"), timeout_seconds=10)({})
-    assert result.outcome == "pass", result
 
 
 def planted_bytecode(tmp_path):
@@ -408,79 +393,6 @@ def test_bytecode_committed_with_the_checkout_is_never_read(tmp_path):
         assert done.stdout.strip() == "True", done.stderr
     finally:
         shutil.rmtree(checkout)
-
-
-# -- a verdict channel nothing inside the sandbox can find --
-FINDS_THE_CHANNEL = r'''
-import glob, hmac, os, re
-
-KEY = re.compile(("witness-" + "verdict-").encode() + rb"[0-9a-f]{32}")  # split, so this file does not match
-
-def _places():
-    for path in ["/proc/self/environ", "/proc/self/cmdline", "/proc/1/environ", "/proc/1/cmdline",
-                 *glob.glob("/proc/[0-9]*/environ"), *glob.glob("/proc/[0-9]*/cmdline"),
-                 *glob.glob("/proc/self/fd/*"), "/proc/self/mountinfo"]:
-        try:
-            with open(path, "rb") as f:
-                yield path, f.read(1 << 20)
-        except OSError:
-            pass
-    for top in ("/tmp", "/scratch", "/input", "/opt/witness-gate", "/repo", "/run", "/verdict"):
-        for folder, _, names in os.walk(top):
-            for name in names:
-                try:
-                    with open(os.path.join(folder, name), "rb") as f:
-                        yield name, name.encode() + f.read(1 << 16)
-                except OSError:
-                    pass
-    yield "environ", repr(dict(os.environ)).encode()
-    yield "stdin", os.read(0, 4096)
-
-def prop_total(p):
-    for where, data in _places():
-        found = KEY.search(data)
-        if found:
-            mac = hmac.new(found.group(), b"pass - ", "sha256").hexdigest()
-            os.write(1, ("\nwitness-verdict pass -  %s\n" % mac).encode())
-            os._exit(0)
-    return "wrong-total"
-'''
-
-
-def channel_checkout(tmp_path):
-    source = tmp_path / "channel"
-    (source / "tests" / "properties").mkdir(parents=True)
-    (source / "tests" / "properties" / "p.py").write_text(FINDS_THE_CHANNEL)
-    return stage_directory(source)
-
-
-@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
-def test_no_file_environment_block_or_argv_in_the_sandbox_names_the_verdict_channel(tmp_path, warm):
-    result = PropertyRunner(channel_checkout(tmp_path), "tests/properties/p.py::prop_total", "1",
-                            Sandbox("bwrap"), timeout_seconds=20, warm=warm)({})
-    assert (result.outcome, result.reason) == ("fail", "wrong-total"), result.detail[-400:]
-
-
-@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
-def test_the_probe_forges_a_pass_once_the_key_is_in_the_environment(tmp_path, monkeypatch, warm):
-    # the control: the same probe, with the key also in the environment block (as WITNESS_RESULT was); the
-    # key is fixed so that the warm parent's environment, made before any evaluation, can name it too
-    from witness_gate import runner as runners
-
-    monkeypatch.setattr(runners.secrets, "token_hex", lambda _n: "ab" * 16)
-    plan = runners.PropertyRunner._plan
-
-    def leaky(self, scratch):
-        env, mounts, key, argv = plan(self, scratch)
-        return {**env, "WITNESS_KEY": f"witness-verdict-{'ab' * 16}"}, mounts, key, argv
-
-    monkeypatch.setattr(runners.PropertyRunner, "_plan", leaky)
-    runner = PropertyRunner(channel_checkout(tmp_path), "tests/properties/p.py::prop_total", "1",
-                            Sandbox("bwrap"), timeout_seconds=20, warm=warm)
-    result = runner({})
-    assert result.outcome == "pass", result
-    assert bool(runner._series) == warm  # the series really ran the start it was given
-    runner.close()
 
 
 # -- caps on every writable place and on memory-backed files --
@@ -613,11 +525,11 @@ def test_the_seccomp_filter_refuses_only_what_it_names():
 AGES = r'''
 import os, time
 
-def prop_ages(p):
+def ages():
     now = time.time()
     seen = []
-    for path in ("/repo", "/repo/src/app.py", "/repo/tests/properties/a.py", "/opt/witness-gate/witness_gate/harness.py",
-                 "/input/fixture.json", "/env", "/env/dep.py"):
+    for path in ("/repo", "/repo/src/app.py", "/opt/witness-gate/witness_gate/sandbox/subject/server.py", "/env",
+                 "/env/dep.py"):
         try:
             st = os.lstat(path)
         except OSError:
@@ -629,11 +541,12 @@ def prop_ages(p):
 
 
 def test_every_evaluation_of_a_series_sees_the_same_timestamps(tmp_path, monkeypatch):
+    # what the implementation sees of its files, asked in its own process
     source = tmp_path / "ages"
     (source / "tests" / "properties").mkdir(parents=True)
     (source / "src").mkdir()
-    (source / "src" / "app.py").write_text("X = 1\n")
-    (source / "tests" / "properties" / "a.py").write_text(AGES)
+    (source / "src" / "app.py").write_text(AGES)
+    (source / "tests" / "properties" / "a.py").write_text("from app import ages\n\ndef prop_ages(p):\n    return ages()\n")
     checkout = stage_directory(source)
     environment = Path(tempfile.mkdtemp(prefix="witness-env-"))  # where the sandbox uid can reach it
     (environment / "dep.py").write_text("Y = 2\n")
@@ -964,7 +877,8 @@ def test_an_exception_whose_name_raises_is_still_a_failure(tmp_path):
     checkout = _capture_checkout(tmp_path, impl)
     result = PropertyRunner(checkout, "tests/properties/p.py::prop_double", "1", Sandbox("bwrap"),
                             timeout_seconds=10)({})
-    assert (result.outcome, result.reason) == ("fail", "raise:?@?"), result
+    # the implementation's process cannot even say what it raised: it ends, and the boundary's fault blocks
+    assert (result.outcome, result.reason) == ("transport", "wire:closed"), result
 
 
 # -- found by review: the checkout's birth time told the first evaluation from the rest --

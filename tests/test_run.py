@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 
+import pytest
 
 from conftest import ROOT, GitRepo, run_cli
 from witness_gate.canonical import patch_digest
@@ -239,7 +240,7 @@ def test_check_outside_git_binds_the_directory_content_as_the_patch(tmp_path):
     assert not (tmp_path / ".git").exists()
 
 
-# -- a patch that reaches for the harness (the tamper scan) --------------------------------------
+# -- a patch that reaches for the harness: it is in another process ------------------------------
 def local_run(repo: GitRepo, out):
     import os
 
@@ -256,67 +257,39 @@ LEAVES_EARLY = ("import os\n\ndef double(x):\n    if x == 13:\n        os._exit(
                 "    return x + x\n")
 
 
-def test_a_patch_that_adds_os_exit_holds_with_its_tamper_reason_and_still_runs(git_repo, tmp_path, monkeypatch):
-    from witness_gate import local
-
+def test_a_patch_that_exits_early_ends_only_its_own_process_and_holds(git_repo, tmp_path):
     repo = base_repo(git_repo)
     repo.commit({"src/calc.py": LEAVES_EARLY})
     [result] = local_run(repo, tmp_path / "out").results
     assert result.verdict.label == "hold"
-    assert result.verdict.hold_reasons[0] == "tamper:os_exit@src/calc.py:5"
-    assert result.evidence is not None and result.evidence.first  # the evidence ran and is on the record
+    assert result.verdict.hold_reasons == ["transport:wire:closed"], result.verdict.hold_reasons
     record = json.loads(result.record_path.read_text())
-    assert record["hold_reasons"][0] == "tamper:os_exit@src/calc.py:5" and record["first_runs"]
-
-    # control: without the scan the runner still sees an exit before any verdict, but nothing names the line
-    monkeypatch.setattr(local, "tamper_holds", lambda *a: ())
-    [control] = local_run(repo, tmp_path / "control").results
-    assert control.verdict.label == "hold"
-    assert control.verdict.hold_reasons and not any(r.startswith("tamper:") for r in control.verdict.hold_reasons)
-    assert all(r.startswith("transport:") for r in control.verdict.hold_reasons), control.verdict.hold_reasons
+    assert record["first_runs"][0]["isolation"] == "split-cold"
 
 
 REBINDS_THE_HARNESS = ("import __main__\n\n__main__.verdict_of = lambda returned: ('pass', None)\n\n"
                        "def double(x):\n    return 2 * x if x != 13 else 27\n")
-# finds the harness's sender among the interpreter's objects, sends a pass and leaves: in-process code
-# can always do this, so only the scan of the added lines stands between it and a green check
+# looked for the shared harness's sender among the interpreter's objects, sent a pass and left: it forged a pass over a
+# real regression while the implementation ran in the harness's process
 FORGES_THE_VERDICT = ("import gc, os\n\n"
                       "def double(x):\n"
                       "    for obj in gc.get_objects():\n"
                       "        code = getattr(obj, '__code__', None)\n"
-                      "        if getattr(obj, '__name__', '') == 'send' and code and 'secret' in code.co_freevars:\n"
+                      "        if getattr(obj, '__name__', '') in ('send', 'finish') and code:\n"
                       "            obj('pass', '-', '')\n"
                       "            os._exit(0)\n"
                       "    return 2 * x if x != 13 else 27\n")
 
 
-def test_a_patch_that_rebinds_the_harness_s_names_changes_nothing(git_repo, tmp_path, monkeypatch):
-    from witness_gate import local
-
+@pytest.mark.parametrize("impl", [REBINDS_THE_HARNESS, FORGES_THE_VERDICT], ids=["rebinds", "forges"])
+def test_a_patch_that_reaches_for_the_harness_finds_none_and_its_regression_stands(git_repo, tmp_path, impl):
     repo = base_repo(git_repo)
-    repo.commit({"src/calc.py": REBINDS_THE_HARNESS})
-    monkeypatch.setattr(local, "tamper_holds", lambda *a: ())  # the harness alone: it decided with what it bound first
+    repo.commit({"src/calc.py": impl})
     [result] = local_run(repo, tmp_path / "out").results
-    assert result.verdict.label == "regression"
+    assert result.verdict.label == "regression", result.verdict
 
 
-def test_a_patch_that_reaches_into_the_harness_in_process_holds_instead_of_passing(git_repo, tmp_path, monkeypatch):
-    from witness_gate import local
-
-    repo = base_repo(git_repo)
-    repo.commit({"src/calc.py": FORGES_THE_VERDICT})
-    [result] = local_run(repo, tmp_path / "out").results
-    assert result.verdict.label == "hold"
-    assert {"tamper:gc_objects@src/calc.py:4", "tamper:os_exit@src/calc.py:8"} <= set(result.verdict.hold_reasons)
-
-    # control: with the scan switched off the same head forges a pass over a real regression
-    monkeypatch.setattr(local, "tamper_holds", lambda *a: ())
-    [control] = local_run(repo, tmp_path / "control").results
-    assert control.verdict.label == "pass"
-
-
-def test_code_in_ignored_paths_and_links_the_patch_adds_are_scanned_too(git_repo, tmp_path):
-    # found by review: the harness's sender found with gc, written where the scan did not look
+def test_code_in_ignored_paths_runs_as_the_implementation_too(git_repo, tmp_path):
     repo = base_repo(git_repo, "version: 1\npaths:\n  impl: [\"src/\"]\n  oracle: [\"tests/\"]\n"
                                "  ignore: [\"docs/\", \"**/*.md\"]\n")
     repo.commit({"docs/helper.py": FORGES_THE_VERDICT, "docs/NOTES.md": FORGES_THE_VERDICT,
@@ -324,9 +297,7 @@ def test_code_in_ignored_paths_and_links_the_patch_adds_are_scanned_too(git_repo
     os.symlink("../docs/NOTES.md", repo.path / "src" / "linked.py")
     repo.commit({})
     [result] = local_run(repo, tmp_path / "out").results
-    assert result.verdict.label == "hold"
-    reasons = set(result.verdict.hold_reasons)
-    assert {"tamper:gc_objects@docs/helper.py:4", "tamper:symlink@src/linked.py:1"} <= reasons, reasons
+    assert result.verdict.label == "regression", result.verdict
 
 
 # a stand-in for any channel that tells code it meets its first evaluation ever: a marker on the host,

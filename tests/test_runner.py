@@ -4,6 +4,7 @@ import textwrap
 
 import pytest
 
+from witness_gate.sandbox.views import Views
 from witness_gate.runner import Evaluation, PropertyRunner, hash_seed
 from witness_gate.sandbox import Sandbox, bwrap_works, choose, make_readable, stage_directory
 
@@ -218,7 +219,8 @@ def test_a_sandbox_that_cannot_mount_the_checkout_is_a_transport_fault(tmp_path)
     hidden.mkdir(mode=0o700)
     (hidden / "p.py").write_text("def prop_x(p): return True\n")
     hidden.parent.chmod(0o700)
-    result = PropertyRunner(hidden, "p.py::prop_x", "1", Sandbox("bwrap"), timeout_seconds=5)({})
+    views = Views(hidden, hidden, ())  # the judge's view where its uid cannot reach
+    result = PropertyRunner(hidden, "p.py::prop_x", "1", Sandbox("bwrap"), timeout_seconds=5, views=views)({})
     assert (result.outcome, result.reason) == ("transport", "sandbox")
     assert "Permission denied" in result.detail
 

@@ -145,7 +145,7 @@ def cache():
 
 def evaluate(directory, name, environment, sandbox=None):
     runner = PropertyRunner(directory, f"tests/properties/test_env.py::{name}", "1", sandbox or Sandbox("bwrap"),
-                            timeout_seconds=10, environment=environment)
+                            timeout_seconds=10, environment=environment, judge_environment=environment)
     return runner({})
 
 

@@ -95,7 +95,8 @@ class Evidence:
         return self.replays if self.failed_once else self.first
 
 
-def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Progress = _quiet) -> Evidence:
+def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Progress = _quiet,
+                candidate: Evaluate | None = None) -> Evidence:
     """Steps 4-7: first run and sample plan, shrink on failure, replay the witness."""
     evidence = Evidence(pinned_hash=witness_hash(payload))
     for i in range(policy.runs):
@@ -113,7 +114,8 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
     # a pass before the failure on the same payload: this property is flaky, so a passing candidate is retried
     tries = policy.flaky_tries if len(evidence.first) > 1 else 1
     evidence.flaky_shrink = FlakyShrink(tries) if tries > 1 else None
-    evidence.shrink = _shrink(payload, last, evaluate, policy, progress, evidence.flaky_shrink)
+    # shrink candidates may come from a warm subject (`candidate`); every row that can let a patch through is cold
+    evidence.shrink = _shrink(payload, last, candidate or evaluate, policy, progress, evidence.flaky_shrink)
     evidence.witness = evidence.shrink.witness
     evidence.witness_hash = witness_hash(evidence.witness)
     evidence.replays = replay_series(evidence.witness, evaluate, policy.runs, "replay", progress)

@@ -1,13 +1,13 @@
-"""What one evaluation's process came to, read into an `Evaluation`: a fault, a signal, the exit code of the runner
-protocol, or the harness's one line signed with the evaluation's key."""
+"""What one evaluation came to, read into an `Evaluation`: a fault, a signal, the exit code of the runner protocol
+(a command), or the judge's one verdict line (a Python property)."""
 
 from __future__ import annotations
 
-import hmac
+import json
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from witness_gate.harness import VERDICT_MARK, usable_reason
+from witness_gate.sandbox.judge.verdicts import usable_reason
 from witness_gate.processes import Finished
 
 DETAIL_CHARS = 2000
@@ -21,6 +21,8 @@ class Evaluation:
     reason: str | None = None
     detail: str = ""  # the tail of stderr, or what went wrong: for people, never for decisions
     seconds: float = 0.0
+    isolation: str = ""  # how it ran: split-cold, split-warm (judge and subject apart) or shared (one process)
+    imports: tuple[str, ...] = field(default=(), compare=False)  # the implementation's modules the property imported
 
     @property
     def failure_reason(self) -> str | None:
@@ -28,20 +30,50 @@ class Evaluation:
         return self.reason if self.outcome == "fail" else None
 
     def as_row(self) -> dict:
-        return {"outcome": self.outcome, "reason": self.reason, "seconds": round(self.seconds, 4)}
+        row = {"outcome": self.outcome, "reason": self.reason, "seconds": round(self.seconds, 4)}
+        if self.isolation:
+            row["isolation"] = self.isolation
+        return row
 
 
 
-def verdict_of_process(done: Finished, key: str) -> Evaluation:
-    """The evaluation a finished process (`done`) came to; `key`: the harness's verdict key ('' for a command)."""
+def verdict_of_process(done: Finished) -> Evaluation:
+    """The evaluation a runner-protocol command's finished process (`done`) came to."""
     detail = done.stderr.decode("utf-8", errors="replace")[-DETAIL_CHARS:]
     if done.fault:
         return Evaluation("transport", done.fault, detail, done.seconds)
     if done.code < 0:
         return Evaluation("transport", f"signal:{_signal_name(-done.code)}", detail, done.seconds)
-    if key:
-        return _harness_verdict(done.code, key, done.stdout, detail, done.seconds)
     return _protocol_verdict(done.code, done.stdout, detail, done.seconds)
+
+
+def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Evaluation:
+    """The evaluation a judge came to: its one JSON line, which its exit code must agree with. The subject's end
+    decides nothing; its stderr is only shown to people."""
+    said = subject.stderr.decode("utf-8", errors="replace")
+    detail = (judge.stderr.decode("utf-8", errors="replace") + (f"\n[implementation]\n{said}" if said else ""))
+    detail = detail[-DETAIL_CHARS:]
+    if judge.fault:
+        return Evaluation("transport", judge.fault, detail, judge.seconds, isolation)
+    if judge.code < 0:
+        return Evaluation("transport", f"signal:{_signal_name(-judge.code)}", detail, judge.seconds, isolation)
+    lines = judge.stdout.splitlines()
+    try:
+        verdict = json.loads(lines[0]) if len(lines) == 1 else None
+    except ValueError:
+        verdict = None
+    expected = {"pass": 0, "fail": 1, "transport": 3}
+    if not isinstance(verdict, dict) or expected.get(verdict.get("outcome")) != judge.code:
+        return Evaluation("transport", "no_verdict" if judge.code in (0, 1, 3) else f"exit:{judge.code}",
+                          detail or "the judge ended without a verdict", judge.seconds, isolation)
+    outcome, reason = verdict["outcome"], str(verdict.get("reason") or "")
+    imports = tuple(str(name) for name in verdict.get("imports") or ())[:100]
+    if outcome == "pass":
+        return Evaluation("pass", None, detail, judge.seconds, isolation, imports)
+    if outcome == "fail":
+        return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports)
+    return Evaluation("transport", reason or "no_verdict", (str(verdict.get("detail") or "") + "\n" + detail).strip(),
+                      judge.seconds, isolation, imports)
 
 
 def _signal_name(number: int) -> str:
@@ -58,32 +90,3 @@ def _protocol_verdict(code: int, stdout: bytes, detail: str, seconds: float) -> 
         lines = [ln.strip() for ln in stdout.decode("utf-8", errors="replace").splitlines() if ln.strip()]
         return Evaluation("fail", usable_reason(lines[-1] if lines else ""), detail, seconds)
     return Evaluation("transport", f"exit:{code}", detail, seconds)
-
-
-def _harness_verdict(code: int, key: str, stdout: bytes, detail: str, seconds: float) -> Evaluation:
-    """The one line signed with the key is the verdict; the harness's exit code must agree with it."""
-    signed = []
-    for line in stdout.splitlines():
-        parts = line.split(b" ")
-        if len(parts) == 5 and parts[0] == VERDICT_MARK.encode():
-            body = b" ".join(parts[1:4])
-            expected = hmac.digest(key.encode("ascii"), body, "sha256").hex().encode()  # OpenSSL's one call
-            if hmac.compare_digest(parts[4], expected):
-                signed.append(parts[1:4])
-    if len(signed) != 1:
-        kind = "no_verdict" if code in (0, 1, 3) else f"exit:{code}"
-        why = "the property exited before the harness sent a verdict" if not signed else "more than one verdict"
-        return Evaluation("transport", kind, detail or why, seconds)
-    try:
-        outcome, kind = signed[0][0].decode("ascii"), signed[0][1].decode("ascii")
-        said = bytes.fromhex(signed[0][2].decode("ascii")).decode("utf-8", errors="replace")
-    except ValueError:
-        return Evaluation("transport", "no_verdict", "the harness's verdict line is malformed", seconds)
-    if outcome == "no_verdict" and code == 3:
-        return Evaluation("transport", kind if kind in ("import", "bad_return") else "no_verdict",
-                          said[-DETAIL_CHARS:], seconds)
-    if outcome == "pass" and code == 0:
-        return Evaluation("pass", None, detail, seconds)
-    if outcome == "fail" and code == 1 and said:
-        return Evaluation("fail", usable_reason(said), detail, seconds)
-    return Evaluation("transport", "no_verdict", f"exit {code} disagrees with the verdict {outcome!r}", seconds)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from witness_gate import gitrepo, plan as plans, records, safefs, shadowing, tamper
+from witness_gate import gitrepo, plan as plans, records, safefs
 from witness_gate.attempt import Policy
 from witness_gate.baseline import LazyBase
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
@@ -20,6 +20,7 @@ from witness_gate.discover import PropertyTarget, properties_of
 from witness_gate.environment import SetupOutcome, default_cache, set_up
 from witness_gate.lock import Lock, LockError, load_pinned, parse_fixture
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
+from witness_gate.sandbox.names import new_top_modules
 from witness_gate.session import GateRun, Pinned, PropertyResult, Reporter
 from witness_gate.sinks import keep_change
 from witness_gate.verdict import FreezeMatch, Split
@@ -204,21 +205,15 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
         gitrepo.export(repo, gated, checkout)
         holds = ("patch_mismatch",) if gitrepo.tree_of_directory(repo, checkout) != gated else ()
         make_readable(checkout)
-        # top-level modules the patch adds: the base's names only (a library that installs itself is not flagged)
-        new_modules = shadowing.new_top_modules(checkout, split.code,
-                                                lambda path: gitrepo.show(repo, c.fork, path) is not None)
         targets = _discover(checkout, config.properties_dir, config, sandbox)
+        new_modules = new_top_modules(checkout, split.code, lambda path: gitrepo.show(repo, c.fork, path) is not None)
         setup = SetupOutcome()
         if not holds:  # the set-up runs code of the head too: only on the exact code under test
             setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=default_cache(),
                            say=reporter.say)
         gate = GateRun(checkout, digest, Split(split.impl_changed, split.oracle_changed), policy, config, sandbox,
                        out_dir, reporter, extra_holds=holds, setup=setup,
-                       flags=(*tamper_holds(repo, c.fork, c.head_sha, split.code),
-                              *tamper.links_in(checkout, split.code),
-                              *shadowing.shadowed(new_modules, sandbox.python,
-                                                  setup.environment.path if setup.environment else None)),
-                       failed_before=failed_before(out_dir, digest), freezes=freezes,
+                       failed_before=failed_before(out_dir, digest), freezes=freezes, new_modules=new_modules,
                        source={"head_sha": c.head_sha, "head_tree": c.head_tree, "base_sha": c.base_sha,
                                "tree": gated, "oracle_paths": list(judged_by)}, base=base)
         results = gate.gate(targets, _pin_from_base(repo, c.base_sha, config, seed))
@@ -236,12 +231,6 @@ def failed_before(out_dir: Path, digest: str) -> dict[str, str]:
         return {}  # none yet, or not ours: nothing to remember
     return {s.binding.assertion_id: f"record {s.path.name} of {s.record.get('created_at', '?')}"
             for s in stored if s.binding.patch_digest == digest and s.evidence is not None and s.evidence.failed_once}
-
-
-def tamper_holds(repo: Path, base_sha: str, head_sha: str, impl_paths: tuple[str, ...]) -> tuple[str, ...]:
-    """The tamper scan of the implementation paths, read from git objects (never the checkout's files)."""
-    return tuple(tamper.scan_change(impl_paths, lambda path: gitrepo.show(repo, base_sha, path),
-                                    lambda path: gitrepo.show(repo, head_sha, path)))
 
 
 def _pin_from_base(repo: Path, base_sha: str, config: Config, seed: str | None) -> Callable[[PropertyTarget], Pinned]:

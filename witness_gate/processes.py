@@ -123,6 +123,53 @@ def collect(proc: subprocess.Popen, deadline: float, cap: int) -> tuple[bytes, b
     return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), fault
 
 
+def collect_pair(main: subprocess.Popen, other: subprocess.Popen, deadline: float, cap: int
+                 ) -> tuple[Finished, Finished]:
+    """Follow two processes that talk to each other until `main` ends (the deadline, or its output past the cap);
+    then `other` is ended too. `other` writing past the cap is ended at once, and `main` goes on without it."""
+    started = time.monotonic()
+    streams = {main.stdout: bytearray(), main.stderr: bytearray(), other.stdout: bytearray(), other.stderr: bytearray()}
+    faults: dict[subprocess.Popen, str | None] = {main: None, other: None}
+    for proc in (main, other):
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+    try:
+        with selectors.DefaultSelector() as selector:
+            for stream in streams:
+                selector.register(stream, selectors.EVENT_READ)
+            mine = {main.stdout, main.stderr}
+            while any(key.fileobj in mine for key in selector.get_map().values()) or main.poll() is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    faults[main] = "timeout"
+                    break
+                for key, _ in selector.select(timeout=min(remaining, 0.5)):
+                    owner = main if key.fileobj in mine else other
+                    if read_into(selector, key, streams, cap) and faults[owner] is None:
+                        faults[owner] = "output_limit"
+                        _kill_group(owner)
+                        for stream in ((main.stdout, main.stderr) if owner is main else (other.stdout, other.stderr)):
+                            if stream in {k.fileobj for k in selector.get_map().values()}:
+                                selector.unregister(stream)
+                if faults[main]:
+                    break
+                if main.poll() is not None and not any(key.fileobj in mine for key, _ in selector.select(timeout=0)):
+                    break
+    finally:
+        for proc in (main, other):
+            _kill_group(proc)
+            proc.stdout.close()
+            proc.stderr.close()
+            proc.wait()
+            released(proc.pid)
+        end_leftovers()
+    seconds = time.monotonic() - started
+    return tuple(Finished(bytes(streams[p.stdout]), bytes(streams[p.stderr]), faults[p], p.returncode, seconds)
+                 for p in (main, other))
+
+
 def read_into(selector: selectors.BaseSelector, key: selectors.SelectorKey, buffers: dict, cap: int) -> bool:
     """One read from a ready stream into its buffer (keyed by the stream); True once it is past `cap`."""
     chunk = os.read(key.fd, 65536)

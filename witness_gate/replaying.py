@@ -25,6 +25,7 @@ from witness_gate.environment import set_up
 from witness_gate.canonical import CanonicalError, load_json_file, loads_strict, witness_hash
 from witness_gate.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_PERSON
 from witness_gate.runner import Evaluation, PropertyRunner
+from witness_gate.session import oracle_paths
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 
 MAX_RECORD_BYTES = 16 * 1024**2
@@ -294,7 +295,7 @@ def _replay_one(item: Replayable, repo: Path, *, config: Config, sandbox: Sandbo
             raise ReplayError(setup.note)
         selector = item.assertion_id if config.command else item.selector  # the runner protocol is told the name
         runner = PropertyRunner(checkout, selector, item.seed, sandbox, timeout_seconds=item.timeout_seconds,
-                                command=config.command, parallel=1,  # one after another: no spare parents
+                                command=config.command, parallel=1, oracle=oracle_paths(config),
                                 environment=setup.environment.path if setup.environment else None)
         rows = []
         for i in range(runs):

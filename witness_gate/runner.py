@@ -1,27 +1,31 @@
-"""The runner protocol, host side: one evaluation in a fresh sandboxed process, one verdict or a transport fault."""
+"""Evaluating one property: the judge and the subject in two sandboxes (a Python property), or a runner-protocol
+command in one (`isolation: shared`). Each call is one evaluation; `candidate` may fork both sides warm."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
-import secrets
+import os
 import shutil
+import socket
 import threading
+import time
 import weakref
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from witness_gate.canonical import canonical_bytes
-from witness_gate.evaluation import Evaluation, verdict_of_process as _verdict
-from witness_gate.processes import Finished
+from witness_gate.config import Config
+from witness_gate.evaluation import Evaluation, verdict_of_judge, verdict_of_process
+from witness_gate.labels import path_matches
+from witness_gate.processes import Finished, collect_pair
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
+from witness_gate.sandbox.forks import ForkServer, read_until_closed
+from witness_gate.sandbox.views import Views, split_checkout
 from witness_gate.staging import mark_fixed
-from witness_gate.warm import READY_SECONDS, WarmParent, WarmSeries
-from witness_gate.warm_reading import at_once
-from witness_gate.warm_imports import reached
-from witness_gate.warm_settings import cores_from_here, parallel_from_environment, warm_from_environment
+from witness_gate.warm_settings import parallel_from_environment, warm_from_environment
+
 
 def hash_seed(seed: str) -> str:
     """PYTHONHASHSEED derived from the pinned seed, so set and dict orders repeat too."""
@@ -30,32 +34,37 @@ def hash_seed(seed: str) -> str:
 
 @dataclass
 class PropertyRunner:
-    """Evaluates one property of one checkout; each call is a fresh process, cold or forked from a warm parent."""
+    """Evaluates one property of one checkout; every call of it is cold (judge and subject started anew)."""
 
     repo: Path
     selector: str  # <relpath>::<function>
     seed: str
     sandbox: Sandbox
     timeout_seconds: float = 60
-    command: tuple[str, ...] | None = None  # None: the Python harness
+    command: tuple[str, ...] | None = None  # None: a Python property, judged across the boundary
     limits: Limits = field(default_factory=Limits)
-    environment: Path | None = None  # what the set-up phase installed for this head, seen read-only
+    environment: Path | None = None  # what the set-up phase installed for this head, seen read-only by the subject
+    # the judge's third-party packages beyond the gate interpreter's: a trusted set-up's (the base's), never the head's
+    judge_environment: Path | None = None
     # replays at once (attempt._replay); without bubblewrap's pid namespace an orphan cannot be told to
     # belong to one evaluation or another, so there they run one after another
     parallel: int = field(default_factory=parallel_from_environment)
-    warm: bool = field(default_factory=warm_from_environment)  # fork each evaluation from a warm parent
-    replays: int = 5  # a witness's replays (policy.runs): when spare warm parents are worth their start
-    _series: WarmSeries | None = field(default=None, init=False, repr=False, compare=False)
+    warm: bool = field(default_factory=warm_from_environment)  # shrink candidates forked from warm parents
+    replays: int = 5  # a witness's replays (policy.runs)
+    # the oracle's paths (patterns as in .witness.yml): the judge sees only these, the subject everything else
+    oracle: tuple[str, ...] = Config().oracle_patterns
+    views: Views | None = None  # the checkout split once for every runner of a gate run; None: this runner's own
+    new_modules: tuple[str, ...] = ()  # top-level names the patch added: the judge's own package of the name wins
 
     def __post_init__(self) -> None:
+        self._own_views: Views | None = None
+        self._warm_pair = None  # (judge, subject, the judge's inbox): forks for shrink candidates
+        self._fixtures = 0
+        self._imports: set[str] = set()  # the implementation's modules the property imports: a warm subject's
         if self.sandbox.mode != "bwrap":
             self.parallel = 1
-        self._lock = threading.Lock()
-        # a series that may run parents at once binds each to a core of its own once its imports ran: the fork, the
-        # sweep and the children's start and exit stay on one CPU (no cross-CPU TLB flush), and two lanes of replays
-        # at once never share one; each child gets the gate's cores back, as a cold evaluation has them
-        self._cores = cores_from_here() if self.parallel > 1 and self.warm else ()
-        for tree in (self.repo, stage_root() / "gate", *(m.source for m in self._mounts())):
+        self._lock = threading.RLock()
+        for tree in (self.repo, stage_root() / "gate", *(m.source for m in self._mounts() + self._judge_mounts())):
             mark_fixed(tree)  # staged once, never changed: settled from a layout listed once
 
     def __call__(self, payload: Any) -> Evaluation:
@@ -63,166 +72,200 @@ class PropertyRunner:
 
     @property
     def note(self) -> str:
-        """Why a warm start that was asked for was not used, for the attempt record; else ''."""
-        if self.warm and self._cold_reason():
-            return f"warm start not used: {self._cold_reason()}; evaluations started cold"
-        return self._series.note if self.warm and self._series else ""
-
-    def _cold_reason(self) -> str:
-        if self.sandbox.mode != "bwrap":
-            return "it needs bubblewrap (a pid namespace and tmpfs of its own)"
+        """What a person should know of how this property ran, for the attempt record; else ''."""
         if self.command is not None:
-            return "it needs the Python harness, and properties.command is set"
+            return ("isolation: shared - properties.command runs the oracle and the implementation in one process, "
+                    "so the implementation could reach the verdict; only Python properties are judged apart")
         return ""
 
     def close(self) -> None:
-        """End the warm parents of this series (a runner that is collected ends them too)."""
-        if self._series is not None:
-            self._series.close()
+        """End the warm parents, and the views this runner made for itself."""
+        self._end_warm_pair()
+        if self._own_views is not None:
+            self._own_views.remove()
+            self._own_views = None
+
+    def is_oracle(self, relpath: str) -> bool:
+        return relpath == self.selector.partition("::")[0] or any(path_matches(relpath, p) for p in self.oracle)
+
+    def _views(self) -> Views:
+        with self._lock:
+            if self.views is None:
+                self.views = self._own_views = split_checkout(self.repo, self.is_oracle)
+                weakref.finalize(self, self._own_views.remove)
+        return self.views
 
     def evaluate(self, payload: Any) -> Evaluation:
-        if self.warm and not self._cold_reason():
-            row = self._evaluate_warm(payload)
-            if row is not None:
-                return row
+        if self.command is None:
+            return self._evaluate_split(payload)
         scratch = self.sandbox.make_scratch()
         try:
-            return self._evaluate_in(scratch, payload)
+            return self._evaluate_command(scratch, payload)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _plan(self, scratch: Path) -> tuple[dict[str, str], tuple[Mount, ...], str, list[str]]:
-        """(environment, mounts, verdict key, argv) of one evaluation whose input is in `scratch`."""
-        env = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "PYTHONHASHSEED": hash_seed(self.seed),
-            "PYTHONBREAKPOINT": "0",  # breakpoint() does nothing: a debugger runs commands in the harness's frame too
-            "WITNESS_PROPERTY": self.selector,
-            "WITNESS_FIXTURE": self.sandbox.scratch_path(scratch, "fixture.json"),
-            "WITNESS_SEED": self.seed,
-        }
+    def _evaluate_split(self, payload: Any) -> Evaluation:
+        """The property in a judge, the implementation in a subject of its own, started cold, talking over a socket."""
+        views = self._views()
+        inbox, empty = self.sandbox.make_scratch(), self.sandbox.make_scratch()
+        judge_end, subject_end = socket.socketpair()
+        try:
+            (inbox / "fixture.json").write_bytes(canonical_bytes(payload))
+            judge_env, subject_env, mounts = self._side_settings(views, inbox)
+            judge_mounts = self._judge_mounts()
+            limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
+            subject_env["WITNESS_WIRE"] = str(subject_end.fileno())
+            judge_env.update(WITNESS_WIRE=str(judge_end.fileno()),
+                             WITNESS_FIXTURE=self.sandbox.scratch_path(inbox, "fixture.json"))
+            for tree in (views.judge, views.subject, stage_root() / "gate", inbox, empty,
+                         *(m.source for m in mounts + judge_mounts)):
+                settle(tree)
+            deadline = time.monotonic() + self.timeout_seconds + 1
+            subject = self.sandbox.launch(self._side("subject"), repo=views.subject, scratch=empty, env=subject_env,
+                                          limits=limits, mounts=mounts, pass_fds=(subject_end.fileno(),))
+            subject_end.close()
+            try:
+                judge = self.sandbox.launch(self._side("judge"), repo=views.judge, scratch=inbox, env=judge_env,
+                                            limits=limits, mounts=judge_mounts, pass_fds=(judge_end.fileno(),))
+            except BaseException:
+                subject.kill()
+                raise
+            judge_end.close()
+            ended, other = collect_pair(judge, subject, deadline, self.limits.output_bytes)
+            row = verdict_of_judge(self.sandbox.ended(ended), other, "split-cold")
+            self._imports.update(row.imports)
+            return row
+        finally:
+            judge_end.close()
+            subject_end.close()
+            shutil.rmtree(inbox, ignore_errors=True)
+            shutil.rmtree(empty, ignore_errors=True)
+
+    def candidate(self, payload: Any) -> Evaluation:
+        """A shrink candidate: forked from warm parents of both sides when they can be had (split-warm: a subject that
+        ran earlier evaluations, so such a row never decides a pass), else cold."""
+        if self.command is None and self.warm and self.sandbox.mode == "bwrap":
+            row = self._evaluate_split_warm(payload)
+            if row is not None:
+                return row
+        return self.evaluate(payload)
+
+    def _evaluate_split_warm(self, payload: Any) -> Evaluation | None:
+        with self._lock:
+            pair = self._warm_pair or self._start_warm_pair()
+            if pair is None:
+                return None
+            judge, subject, inbox = pair
+            self._fixtures += 1
+            name = f"fixture-{self._fixtures}.json"
+            (inbox / name).write_bytes(canonical_bytes(payload))
+            judge_end, subject_end = socket.socketpair()
+            verdict_r, verdict_w = os.pipe()
+            judge_r, judge_w = os.pipe()
+            subject_r, subject_w = os.pipe()
+            started = time.monotonic()
+            try:
+                subject.fork({}, [subject_end.fileno(), subject_w])
+                judge.fork({"fixture": self.sandbox.scratch_path(inbox, name)},
+                           [judge_end.fileno(), verdict_w, judge_w])
+            except OSError:
+                for fd in (verdict_r, judge_r, subject_r):
+                    os.close(fd)
+                self._end_warm_pair()
+                return None
+            finally:
+                for end in (judge_end, subject_end):
+                    end.close()
+                for fd in (verdict_w, judge_w, subject_w):
+                    os.close(fd)
+            deadline = started + self.timeout_seconds + 1
+            out, fault = read_until_closed({"verdict": verdict_r, "judge": judge_r}, deadline, self.limits.output_bytes)
+            code = None if fault else judge.exit_code(deadline)
+            said, _ = read_until_closed({"subject": subject_r}, time.monotonic() + 0.05, self.limits.output_bytes)
+            (inbox / name).unlink(missing_ok=True)
+            seconds = time.monotonic() - started
+            if code is None:  # a child that overran or went silent: the pair goes, the next candidate starts anew
+                self._end_warm_pair()
+            judge_done = Finished(out["verdict"], out["judge"], fault or (None if code is not None else "no_verdict"),
+                                  code if code is not None else 3, seconds)
+            return verdict_of_judge(judge_done, Finished(b"", said["subject"], None, 0, seconds), "split-warm")
+
+    def _start_warm_pair(self):
+        views = self._views()
+        inbox = self.sandbox.make_scratch()
+        limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
+        judge_env, subject_env, mounts = self._side_settings(views, inbox)
+        subject_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._imports))
+        for tree in (views.judge, views.subject, stage_root() / "gate", inbox,
+                     *(m.source for m in mounts + self._judge_mounts())):
+            settle(tree)
+
+        def side(which: str, repo: Path, env: dict, mounts: tuple):
+            return lambda fd: self.sandbox.launch([*self._side(which), "--warm"], repo=repo, scratch=inbox,
+                                                  env={**env, "WITNESS_CONTROL": str(fd)}, limits=limits,
+                                                  mounts=mounts, pass_fds=(fd,), quiet=True)
+        try:
+            subject = ForkServer(side("subject", views.subject, subject_env, mounts))
+        except OSError:
+            shutil.rmtree(inbox, ignore_errors=True)
+            return None
+        try:
+            judge = ForkServer(side("judge", views.judge, judge_env, self._judge_mounts()))
+        except OSError:
+            subject.close()
+            shutil.rmtree(inbox, ignore_errors=True)
+            return None
+        self._warm_pair = (judge, subject, inbox)
+        return self._warm_pair
+
+    def _end_warm_pair(self) -> None:
+        if self._warm_pair is not None:
+            judge, subject, inbox = self._warm_pair
+            self._warm_pair = None
+            judge.close()
+            subject.close()
+            shutil.rmtree(inbox, ignore_errors=True)
+
+    def _side_settings(self, views: Views, inbox: Path) -> tuple[dict, dict, tuple[Mount, ...]]:
+        """(the judge's environment, the subject's, the subject's mounts) of every evaluation of this property."""
+        base = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": hash_seed(self.seed),
+                "PYTHONBREAKPOINT": "0", "WITNESS_SEED": self.seed}
         mounts = self._mounts()
+        subject_env = dict(base)
         if mounts:
             seen = self.sandbox.seen(mounts[0])
-            env.update(WITNESS_ENV=seen, PATH=f"{seen}/bin:{env['PATH']}")
-            # the harness puts it on sys.path itself, after the standard library and the repository; on
-            # PYTHONPATH a sitecustomize.py from the set-up would run before the harness
-            if self.command is not None:
-                env["PYTHONPATH"] = seen
-        if self.command is not None:
-            return env, mounts, "", list(self.command)
-        # told on stdin only: no file or argv names it
-        return env, mounts, f"witness-verdict-{secrets.token_hex(16)}", self.sandbox.harness_argv()
+            subject_env.update(WITNESS_ENV=seen, PATH=f"{seen}/bin:{base['PATH']}")
+        judge_env = {**base, "WITNESS_PROPERTY": self.selector, "WITNESS_SUBJECT_MODULES": ",".join(views.modules),
+                     "WITNESS_NEW_MODULES": ",".join(self.new_modules), "WITNESS_TIMEOUT": str(self.timeout_seconds)}
+        if self.judge_environment is not None:
+            judge_env["WITNESS_ENV"] = self.sandbox.seen(self._judge_mounts()[0])
+        return judge_env, subject_env, mounts
+
+    def _side(self, which: str) -> list[str]:
+        return [self.sandbox.python, "-P", "-s", "-B", self.sandbox.gate_file(f"sandbox/{which}/main.py")]
 
     def _mounts(self) -> tuple[Mount, ...]:
         """The set-up's environment, read-only at /env, when there is one."""
         return (Mount(self.environment, ENV_MOUNT),) if self.environment is not None else ()
 
-    def _settle(self, scratch: Path, mounts: tuple[Mount, ...]) -> None:
+    def _judge_mounts(self) -> tuple[Mount, ...]:
+        """The trusted set-up's environment, read-only at /env in the judge, when there is one."""
+        return (Mount(self.judge_environment, ENV_MOUNT),) if self.judge_environment is not None else ()
+
+    def _evaluate_command(self, scratch: Path, payload: Any) -> Evaluation:
+        """A runner-protocol command: oracle and implementation in one process, as the command has them."""
+        (scratch / "fixture.json").write_bytes(canonical_bytes(payload))
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": hash_seed(self.seed),
+               "PYTHONBREAKPOINT": "0", "WITNESS_PROPERTY": self.selector,
+               "WITNESS_FIXTURE": self.sandbox.scratch_path(scratch, "fixture.json"), "WITNESS_SEED": self.seed}
+        mounts = self._mounts()
+        if mounts:
+            seen = self.sandbox.seen(mounts[0])
+            env.update(WITNESS_ENV=seen, PATH=f"{seen}/bin:{env['PATH']}", PYTHONPATH=seen)
         for tree in (self.repo, stage_root() / "gate", scratch, *(m.source for m in mounts)):
             settle(tree)  # the first evaluation of a series looks exactly like every later one
-
-    def _evaluate_in(self, scratch: Path, payload: Any) -> Evaluation:
-        (scratch / "fixture.json").write_bytes(canonical_bytes(payload))
-        env, mounts, key, argv = self._plan(scratch)
-        self._settle(scratch, mounts)
         limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
-        done = self.sandbox.run(argv, repo=self.repo, scratch=scratch, env=env, mounts=mounts, limits=limits,
-                                timeout=self.timeout_seconds, stdin=f"{key}\n".encode() if key else b"")
-        return _verdict(done, key)
-
-    def _evaluate_warm(self, payload: Any) -> Evaluation | None:
-        """One evaluation forked from a warm parent of this series; None: run it cold."""
-        with self._lock:
-            if self._series is None:
-                start = weakref.WeakMethod(self._start_warm)  # the series must not keep its runner alive
-                self._series = WarmSeries(lambda number: start()(number))
-                weakref.finalize(self, self._series.close)
-        key = f"witness-verdict-{secrets.token_hex(16)}"
-        cpu = math.ceil(self.timeout_seconds) + 1
-
-        def job(parent: WarmParent) -> Finished | None:
-            parent.hand(canonical_bytes(payload))
-            self._settle(parent.inbox, self._mounts())
-            return parent.run(key, cpu, self.timeout_seconds, self.limits.output_bytes)
-
-        done = self._series.run(job)
-        if done is None:
-            return None
-        row = _verdict(done, key)
-        if self.parallel > 1:  # a failure is shrunk and then replayed, at once: spare parents, once they pay
-            self._series.spare_when_due(self.parallel - 1, row.outcome == "fail", self.replays)
-        return row
-
-    def evaluate_at_once(self, payload: Any, runs: int, landed=lambda count: None) -> list[Evaluation] | None:
-        """`runs` evaluations of one payload (a witness's replays) on the series' free warm parents at once, all
-        followed from this thread: no thread per replay, nor the interpreter's lock passed between them; `landed`
-        is told how many rows there are as each lands. None when the series has no such parents free (WarmSeries.take_idle:
-        the caller runs them in threads); one a parent could not take runs as usual."""
-        if not self.warm or self._series is None or self.parallel < 2:
-            return None
-        parents = self._series.take_idle(min(self.parallel, runs))
-        if not parents:
-            return None
-        fixture, cpu, rows, held = canonical_bytes(payload), math.ceil(self.timeout_seconds) + 1, [], set(parents)
-
-        def send(parent: WarmParent):
-            key = f"witness-verdict-{secrets.token_hex(16)}"
-            parent.hand(fixture)
-            self._settle(parent.inbox, self._mounts())
-            reading = parent.send(key, cpu, self.timeout_seconds, self.limits.output_bytes)
-            if reading is None:
-                held.discard(parent)
-                self._series.give_back(parent, None)
-                return None
-            return reading, key
-
-        def finish(parent: WarmParent, reading, key: str) -> bool:
-            done = parent.finish(reading)
-            if done is not None:
-                rows.append(_verdict(done, key))
-                landed(len(rows))
-            if done is None or parent.why:  # ended under it or by it: this lane stops, the rest go on
-                held.discard(parent)
-                self._series.give_back(parent, done)
-                return False
-            return True
-
-        try:
-            at_once(parents, runs, send, finish)
-        except BaseException as exc:
-            for parent in held:
-                parent.why = parent.why or f"an evaluation could not be handed over: {type(exc).__name__}"
-            raise
-        finally:
-            for parent in held:
-                self._series.give_back(parent, None)
-        while len(rows) < runs:
-            rows.append(self.evaluate(payload))
-            landed(len(rows))
-        return rows
-
-    def _start_warm(self, number: int = 0) -> WarmParent | str:
-        inbox = self.sandbox.make_scratch()
-        env, mounts, _, argv = self._plan(inbox)
-        outside, files = reached(self.repo, self.selector.partition("::")[0])
-        env.update(WITNESS_WARM_IMPORTS=",".join(outside), WITNESS_WARM_COMPILE=json.dumps(files))
-        # the evaluation's CPU limit, soft and hard, as a cold import sees it (a library may take a budget from
-        # either); the parent's own CPU over the series (its imports, a fork and a sweep an evaluation) counts
-        # against it too, and a parent that reaches it ends: that evaluation runs again cold, the series too
-        limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
-        if self._cores:  # once imported, the parent (its forks, sweeps, children's exits) keeps to one core of its own
-            env.update(WITNESS_WARM_CORE=str(self._cores[number % len(self._cores)]),
-                       WITNESS_WARM_CORES=",".join(map(str, sorted(self._cores))))  # each evaluation: a cold start's
-        self._settle(inbox, mounts)  # its imports see the trees as every evaluation does
-
-        def spawn(fd: int):
-            return self.sandbox.start([*argv, "--warm"], repo=self.repo, scratch=inbox,
-                                      env={**env, "WITNESS_WARM_FD": str(fd)}, mounts=mounts, limits=limits,
-                                      pass_fds=(fd,))
-
-        made = WarmParent.start(spawn, inbox, max(READY_SECONDS, self.timeout_seconds))
-        if isinstance(made, str):
-            shutil.rmtree(inbox, ignore_errors=True)
-        return made
+        done = self.sandbox.run(list(self.command), repo=self.repo, scratch=scratch, env=env, mounts=mounts,
+                                limits=limits, timeout=self.timeout_seconds)
+        row = verdict_of_process(done)
+        return Evaluation(row.outcome, row.reason, row.detail, row.seconds, "shared")

@@ -72,12 +72,12 @@ class GateRun:
     make_runner: Callable[..., Callable[[Any], Evaluation]] = PropertyRunner
     setup: SetupOutcome = field(default_factory=SetupOutcome)  # the head's environment, or why it holds
     notes: tuple[str, ...] = ()  # for every property: what a person should know about the whole run
-    flags: tuple[str, ...] = ()  # holds that mark the verdict but do not stop the run (tamper findings)
     # assertion id -> where it failed in an earlier attempt of this same patch: never forgotten
     failed_before: dict[str, str] = field(default_factory=dict)
     # seals the record files; None: the key `check`/`run` established (recordkey.establish), else unsealed
     record_key: RecordKey | None = None
     sink: RecordSink | None = None  # where attempts go; None: files under out_dir
+    new_modules: tuple[str, ...] = ()  # top-level modules the patch adds (sandbox/names.py): never the judge's
     # where the code under test came from (head_sha, head_tree, base_sha, the tree that ran, oracle_paths laid
     # over it from the base): what `replay` checks a reviewer's directory against and rebuilds from
     source: dict[str, Any] = field(default_factory=dict)
@@ -112,11 +112,12 @@ class GateRun:
         refused = self.split.mixed or bool(binding.missing()) or bool(holds)
         if not refused and pinned.fixture is not None:
             environment = self.setup.environment
-            setup = {"environment": environment.path} if environment else {}
+            setup = {"environment": environment.path, "judge_environment": self._judge_environment()} \
+                if environment else {}
             runner = self.make_runner(
                 repo=self.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command, replays=self.policy.runs,
-                **setup,
+                oracle=oracle_paths(self.config), new_modules=self.new_modules, **setup,
             )
             try:
                 evidence = self._attempt(binding, pinned.fixture.payload, runner, notes)
@@ -133,13 +134,21 @@ class GateRun:
         verdict = decide_property(
             binding, evidence, self.split, self.policy,
             expires_in_hours=self.config.expires_in_hours, now=self.now,
-            extra_holds=holds + self.flags, freezes=self.freezes,
+            extra_holds=holds, freezes=self.freezes,
             failed_before=self.failed_before.get(target.assertion_id, ""),
         )
         result = PropertyResult(target, binding, evidence, verdict, {}, notes=notes)
         result.record = attempt_record(result, self, lock, header)
         self._write(result)
         return result
+
+    def _judge_environment(self) -> Path | None:
+        """The judge's set-up: the base's when there is a base (never the head's), else the one set-up there is
+        (`check`, whose working tree is its own oracle)."""
+        if self.base is None:
+            return self.setup.environment.path if self.setup.environment else None
+        code = self.base()
+        return code.environment if not isinstance(code, str) else None
 
     def _attempt(self, binding: Binding, payload: Any, runner: Callable[[Any], Evaluation],
                  notes: list[str]) -> Evidence:
@@ -157,7 +166,7 @@ class GateRun:
                 notes.append(f"the frozen witness {frozen.witness_hash[:12]} passed {len(rows)} of {len(rows)} "
                              "replays: the freeze can be revoked (it ends on its expiry or by a reviewer, not by "
                              "a green day)")
-        return run_attempt(payload, runner, self.policy, self.reporter.progress)
+        return run_attempt(payload, runner, self.policy, self.reporter.progress, getattr(runner, "candidate", None))
 
     def _on_base(self, target: PropertyTarget, binding: Binding, evidence: Evidence, payload: Any,
                  head: Callable[[Any], Evaluation]) -> list[str]:
@@ -167,8 +176,9 @@ class GateRun:
             return [f"the base could not be replayed ({code}); the head's label stands"]
         base = self.make_runner(repo=code.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
-                                replays=self.policy.runs,
-                                **({"environment": code.environment} if code.environment else {}))
+                                replays=self.policy.runs, oracle=oracle_paths(self.config),
+                                **({"environment": code.environment, "judge_environment": code.environment}
+                                   if code.environment else {}))
         try:
             evidence.base = replay_on_base(evidence, payload, head, base, self.policy, code.sha, self.reporter.progress)
         finally:
@@ -202,6 +212,11 @@ class GateRun:
         sink = self.sink or FileSink(self.out_dir, self.record_key)
         kept = sink.keep(result.record, witness)
         result.record_path, result.witness_path = kept.record_path, kept.witness_path
+
+
+def oracle_paths(config: Config) -> tuple[str, ...]:
+    """What the judge sees of a checkout and the subject never does: the oracle's paths, the fixtures, the properties."""
+    return (*config.oracle_patterns, *config.fixtures.values(), config.properties_dir.rstrip("/") + "/")
 
 
 def header_holds(header: dict[str, Any], binding: Binding) -> tuple[str, ...]:

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # all the sandbox sees of the gate
-HARNESS_FILES = ("__init__.py", "contracts.py", "harness.py", "harness_imports.py", "netshim.py", "warm_checks.py",
-                 "warm_parent.py", "warm_sweep.py")
+HARNESS_FILES = ("__init__.py", "contracts.py", "netshim.py")
+# the boundary's packages, staged whole for the judge and the subject (witness_gate/sandbox/__init__.py is the host's:
+# the staged copy gets an empty one)
+STAGED_PACKAGES = ("sandbox/wire", "sandbox/judge", "sandbox/subject")
 SETTLED_NS = 946684800 * 10**9  # 2000-01-01: every evaluation sees the same atime and mtime everywhere
 DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
 WORKER_UID_BASE, WORKER_UID_SPAN = 0x70000000, 1 << 24  # each worker's evaluations get their own uid
@@ -80,9 +82,17 @@ def stage_root() -> Path:
     target.mkdir(parents=True)
     for name in HARNESS_FILES:
         shutil.copyfile(package / name, target / name)
+    (target / "sandbox").mkdir()
+    (target / "sandbox" / "__init__.py").write_text('"""The sandbox\'s side of the boundary (staged)."""\n')
+    for folder in STAGED_PACKAGES:
+        (target / folder).mkdir()
+        for source in sorted((package / folder).glob("*.py")):
+            shutil.copyfile(source, target / folder / source.name)
     _compile_staged(target)
-    for path in (root / "gate", target, *target.iterdir(), *(target / "__pycache__").iterdir()):
-        path.chmod(0o755 if path.is_dir() else 0o644)
+    for dirpath, dirnames, filenames in os.walk(root / "gate"):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o644)
     (root / "empty").touch(mode=0o444)  # what a masked /proc file reads as
     import atexit
 
@@ -91,13 +101,13 @@ def stage_root() -> Path:
 
 
 def _compile_staged(target: Path) -> None:
-    """Bytecode for the staged modules the sandbox imports (harness.py runs as a script, from source): checked
+    """Bytecode for the staged modules the sandbox imports: checked
     against the source's hash, not its mtime, which settle() moves; so no sandbox compiles them again."""
-    for name in HARNESS_FILES:
-        if name != "harness.py":
-            source = target / name
-            py_compile.compile(str(source), cfile=importlib.util.cache_from_source(str(source)), doraise=True,
-                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+    sources = [target / name for name in HARNESS_FILES]
+    sources += [path for folder in ("sandbox", *STAGED_PACKAGES) for path in (target / folder).glob("*.py")]
+    for source in sources:
+        py_compile.compile(str(source), cfile=importlib.util.cache_from_source(str(source)), doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
 
 
 _NOT_STAGED = shutil.ignore_patterns(".git", "__pycache__", ".artifacts")

@@ -12,7 +12,8 @@ from rq.job import Callback, Dependency
 
 from appcore import jobspec
 from appcore.jobspec import safe_id
-from witness_gate import plan as plans, shadowing, tamper
+from witness_gate import plan as plans
+from witness_gate.sandbox.names import new_top_modules
 from witness_gate.attempt import Policy
 from witness_gate.canonical import patch_digest
 from witness_gate.config import CONFIG_NAME, Config, parse_config
@@ -68,18 +69,13 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     ctx.store.update_run(run.id, details=details)
     if isinstance(decided, plans.Refusal):  # ... then apply
         return _refuse_plan(ctx, api, run.id, decided, config.conclusions, details["head_config"])
-    # lines the patch adds to code that can run (implementation and ignored paths) that reach for the
-    # harness, and links there: holds, but the evidence runs
-    fork = api.merge_base(base, head)
-    details["tamper"] = tamper_holds(api, fork, head, split.code)  # the lines the patch added
-
     head_tree = api.commit_tree(head)
     directory, matches = checkout(api, target["repo"], head, head_tree, cache=ctx.settings.cache, base_sha=base,
                                   oracle=plans.oracle_from_base(config, split.oracle_changed))
-    details["tamper"] = [*details["tamper"], *tamper.links_in(directory, split.code)]
-    # top-level modules the patch adds (the base's names only): flagged once the set-up shows what is installed
-    details["new_modules"] = shadowing.new_top_modules(directory, split.code,
-                                                       lambda path: api.file_at(path, fork) is not None)
+    # top-level modules the patch adds (the base's names only): the judge's own package of such a name wins
+    fork = api.merge_base(base, head)
+    details["new_modules"] = list(new_top_modules(directory, split.code,
+                                                  lambda path: api.file_at(path, fork) is not None))
     ctx.store.update_run(run.id, details=details)
     digest = patch_digest(api.commit_tree(base), head_tree)
     sandbox, unavailable, _note = ctx.sandbox()  # a command's listing runs in it, never without one
@@ -172,22 +168,6 @@ def _fan_out(ctx: Context, run_id: str, target: dict[str, Any], config: Config, 
                       on_failure=Callback(jobspec.ON_FAILURE))
 
 
-def tamper_holds(api: PropertyClient, base: str, head: str, impl_paths: tuple[str, ...]) -> list[str]:
-    """The tamper scan of the implementation paths, each file read at base and at head through the API."""
-
-    def read(ref: str) -> Callable[[str], bytes | None]:
-        def at(path: str) -> bytes | None:
-            try:
-                return api.file_at(path, ref)
-            except GitHubError:
-                raise  # GitHub failed: the job fails and its check run says so, with a Replay button
-            except Exception as exc:  # noqa: BLE001 - e.g. a file too large for the contents API
-                raise tamper.ReadFailed(f"{path}@{ref[:12]}: {exc}") from exc
-        return at
-
-    return tamper.scan_change(impl_paths, read(base), read(head))
-
-
 def _refuse_plan(ctx: Context, api: CheckRunClient, run_id: str, refusal: plans.Refusal,
                  overrides: dict[str, str] | None = None, head_config: dict | None = None) -> dict[str, Any]:
     output = checks.with_head_config(checks.render_plan_refusal(refusal, overrides), head_config)
@@ -239,21 +219,19 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     sandbox, holds, note = ctx.sandbox()
     if run.details.get("patch_mismatch"):
         holds += ("patch_mismatch",)
-    flags = tuple(run.details.get("tamper") or ())  # they mark the verdict; the evidence still runs
     reporter = _LogReporter(run_id)
     setup = SetupOutcome()
     if not holds:  # the set-up runs the head's code too: only in the sandbox, only on the exact code
         setup = set_up(config, checkout=directory, patch_digest=run.patch_digest, sandbox=sandbox,
                        cache=ctx.settings.cache / "witness-envs", say=reporter.say)
-    flags += tuple(shadowing.shadowed(run.details.get("new_modules") or {}, sandbox.python,
-                                      setup.environment.path if setup.environment else None))
     split = Split(**run.details["split"])
     ledger = Ledger(ctx.store)
     ledger.expire_due()
     policy = Policy.from_config(config, target.get("runs"))  # `/witness replay N`: N replays of each witness
     gate = GateRun(directory, run.patch_digest, split, policy, config, sandbox, None,
                    reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
-                   notes=(note,) if note else (), flags=flags, failed_before=failed_before(ctx, run),
+                   notes=(note,) if note else (), new_modules=tuple(run.details.get("new_modules") or ()),
+                   failed_before=failed_before(ctx, run),
                    sink=StoreSink(ctx.store, run_id),  # the record goes straight to the store
                    source={"head_sha": run.head_sha, "head_tree": run.details.get("head_tree", ""),
                            "base_sha": run.base_sha, "oracle_paths": list(oracle)},

@@ -1,0 +1,217 @@
+"""The judge and the subject: what a property can still do with the implementation across the process boundary, and
+what the boundary refuses. Every test runs a real property in two bubblewrap sandboxes (witness_gate.runner)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from witness_gate.runner import PropertyRunner
+from witness_gate.sandbox import Sandbox, stage_directory
+
+IMPL = '''
+import enum
+from collections import namedtuple
+from decimal import Decimal
+from fractions import Fraction
+
+Point = namedtuple("Point", "x y")
+
+
+class Colour(enum.Enum):
+    RED = 1
+    BLUE = 2
+
+
+class OutOfStock(LookupError):
+    def __init__(self, sku):
+        super().__init__(f"no {sku} left")
+        self.sku = sku
+
+
+class Cart:
+    def __init__(self):
+        self.lines = []
+
+    def add(self, sku, qty):
+        if qty > 3:
+            raise OutOfStock(sku)
+        self.lines.append((sku, qty))
+        return self
+
+    def count(self):
+        return sum(qty for _, qty in self.lines)
+
+
+def squares(n):
+    for i in range(n):
+        yield i * i
+
+
+def apply(f, values):
+    return [f(v) for v in values]
+
+
+def sort_in_place(values):
+    values.sort()
+
+
+def exact():
+    return Decimal("0.1"), Fraction(1, 3), Point(1, 2), Colour.BLUE
+
+
+class Liar(int):
+    def __lt__(self, other):
+        return False
+    __gt__ = __le__ = __ge__ = __lt__
+    def __eq__(self, other):
+        return True
+    __hash__ = int.__hash__
+
+
+def lying_total():
+    return Liar(-5)
+
+
+class Hiding(list):
+    def __iter__(self):
+        return iter([x for x in list.__iter__(self) if x >= 0])
+    def __len__(self):
+        return 1
+
+
+def hiding_lines():
+    return Hiding([3, -4])
+
+
+def drop_negative(order):
+    order["lines"] = [line for line in order["lines"] if line >= 0]
+    return sum(order["lines"])
+'''
+
+PROPS = '''
+from shop import (Cart, Colour, OutOfStock, apply, drop_negative, exact, hiding_lines, lying_total, sort_in_place,
+                  squares)
+
+
+def prop_object_methods(fixture):
+    cart = Cart().add("a", 1).add("b", 2)
+    return cart.count() == 3 and cart.lines == [("a", 1), ("b", 2)]
+
+
+def prop_generator(fixture):
+    return list(squares(4)) == [0, 1, 4, 9] and sum(x for x in squares(3)) == 5
+
+
+def prop_callback(fixture):
+    return apply(lambda v: v * 10, [1, 2]) == [10, 20]
+
+
+def prop_exception_caught(fixture):
+    try:
+        Cart().add("tea", 9)
+    except OutOfStock as exc:
+        return isinstance(exc, LookupError) and exc.sku == "tea" and str(exc) == "no tea left"
+    return "did-not-raise"
+
+
+def prop_exception_escapes(fixture):
+    Cart().add("tea", 9)
+
+
+def prop_in_place(fixture):
+    values = [3, 1, 2]
+    sort_in_place(values)
+    return values == [1, 2, 3]
+
+
+def prop_exact_values(fixture):
+    from decimal import Decimal
+    from fractions import Fraction
+    d, f, p, c = exact()
+    return (type(d) is Decimal and d == Decimal("0.1") and f == Fraction(1, 3) and p.x == 1 and p == (1, 2)
+            and c is Colour.BLUE and c.value == 2)
+
+
+def prop_compare_objects(fixture):
+    return Cart() == Cart()
+
+
+def prop_truth_of_object(fixture):
+    return bool(Cart())
+
+
+def prop_lying_int(fixture):
+    total = lying_total()
+    return "negative" if total < 0 else True
+
+
+def prop_lying_list(fixture):
+    lines = hiding_lines()
+    return "negative" if len(lines) != 2 or any(x < 0 for x in lines) else True
+
+
+def prop_payload(fixture):
+    total = drop_negative(fixture["order"])
+    return "negative" if total < 0 or any(x < 0 for x in fixture["order"]["lines"]) else True
+'''
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory):
+    root = tmp_path_factory.mktemp("shop")
+    (root / "src").mkdir()
+    (root / "src" / "shop.py").write_text(IMPL)
+    (root / "tests" / "properties").mkdir(parents=True)
+    (root / "tests" / "properties" / "test_shop.py").write_text(textwrap.dedent(PROPS))
+    return stage_directory(root)
+
+
+def evaluate(checkout, name, payload=None):
+    runner = PropertyRunner(checkout, f"tests/properties/test_shop.py::{name}", "1", Sandbox("bwrap"), timeout_seconds=20)
+    try:
+        return runner({} if payload is None else payload)
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize("name", ["prop_object_methods", "prop_generator", "prop_callback", "prop_exception_caught",
+                                  "prop_in_place", "prop_exact_values"])
+def test_a_property_uses_the_implementation_as_if_it_were_here(checkout, name):
+    row = evaluate(checkout, name)
+    assert (row.outcome, row.reason, row.isolation) == ("pass", None, "split-cold"), row.detail
+
+
+def test_an_implementation_exception_is_a_failure_that_names_where_it_was_raised(checkout):
+    row = evaluate(checkout, "prop_exception_escapes")
+    assert (row.outcome, row.reason) == ("fail", "raise:OutOfStock@src/shop.py:27"), row.detail
+
+
+@pytest.mark.parametrize("name", ["prop_compare_objects", "prop_truth_of_object"])
+def test_comparing_or_testing_an_implementation_object_fails_with_the_documented_error(checkout, name):
+    row = evaluate(checkout, name)
+    assert row.outcome == "fail" and row.reason.startswith("raise:TypeError@tests/properties/test_shop.py:"), row
+    assert "stays in the implementation's process" in row.detail
+
+
+@pytest.mark.parametrize("name", ["prop_lying_int", "prop_lying_list"])
+def test_a_value_that_lies_arrives_as_the_plain_value_it_is(checkout, name):
+    row = evaluate(checkout, name)
+    assert (row.outcome, row.reason) == ("fail", "negative"), row.detail
+
+
+def test_the_implementation_changing_the_payload_it_was_handed_fails(checkout):
+    row = evaluate(checkout, "prop_payload", {"order": {"lines": [3, -4]}})
+    assert (row.outcome, row.reason) == ("fail", "mutated_payload"), row.detail
+
+
+def test_a_warm_pair_serves_candidates_and_says_so(checkout):
+    runner = PropertyRunner(checkout, "tests/properties/test_shop.py::prop_lying_int", "1", Sandbox("bwrap"),
+                            timeout_seconds=20)
+    try:
+        rows = [runner(None), runner.candidate(None), runner.candidate(None)]
+    finally:
+        runner.close()
+    assert [(r.outcome, r.reason, r.isolation) for r in rows] == [
+        ("fail", "negative", "split-cold"), ("fail", "negative", "split-warm"), ("fail", "negative", "split-warm")]

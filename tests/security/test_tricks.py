@@ -1,0 +1,160 @@
+"""The tricks that forged a pass while the oracle shared a process with the code it judged (each gave `pass` under the
+shared harness): every one now rides on a real regression and must still block, end to end through `witness-gate run`
+(local.run under bubblewrap). Nothing here recognises a trick: the boundary makes each one moot."""
+
+from __future__ import annotations
+
+import base64
+import pickle
+
+import pytest
+
+from reviewcases import gate
+
+TOTAL = "def total(order):\n    return sum(max(0, line['qty']) * line['price'] for line in order['lines'])\n"
+REGRESSION = "def total(order):\n    return sum(line['qty'] * line['price'] for line in order['lines'])\n"
+PROPS = '''
+from decimal import Decimal
+from pathlib import Path
+
+from shop import total
+from witness_gate import contract
+
+
+@contract(invariant="no order has a negative total", domain="orders")
+def prop_total_non_negative(fixture):
+    if any(total(order) < 0 for order in fixture["orders"]):
+        return "negative-total"
+    return Decimal(1) / Decimal(3) < Decimal("0.34") or "decimal-drift"
+'''
+FIXTURE = {"orders": [{"lines": [{"qty": 2, "price": 5}, {"qty": -3, "price": 4}]}]}
+HARNESS_NAMES = "('verdict_of', 'finish', 'evaluate', '_blame')"
+
+TRICKS = {
+    # names built at run time
+    "getframe_by_name": f'''import sys
+_get = getattr(sys, "_get" + "frame")
+def _walk():
+    f = _get()
+    while f is not None:
+        for k in ("outcome", "reason"):
+            if k in f.f_locals:
+                f.f_locals[k] = "pass" if k == "outcome" else None
+        f = f.f_back
+''' + REGRESSION.replace("    return", "    _walk()\n    return"),
+    "builtins_any": '''vars(__import__("built" + "ins"))["any"] = lambda *a, **k: False
+''' + REGRESSION,
+    # text decoded and run
+    "exec_base64": "import base64\nexec(base64.b64decode(%r).decode())\n" % base64.b64encode(
+        f"import sys\nfor m in list(sys.modules.values()):\n    for n in {HARNESS_NAMES}:\n"
+        "        if hasattr(m, n):\n            setattr(m, n, lambda *a, **k: ('pass', None))\n".encode()).decode()
+        + REGRESSION,
+    "pickle_in_data": "import pickle, pathlib\npickle.loads(pathlib.Path(__file__).with_name('data.json').read_bytes())\n"
+                      + REGRESSION,
+    # the harness's own function patched in place, also from a daemon thread while the property runs
+    "patch_code": f'''import sys, threading
+def _patch():
+    for key in list(sys.modules):
+        m = sys.modules[key]
+        for n in {HARNESS_NAMES}:
+            f = getattr(m, n, None)
+            if hasattr(f, "__code__"):
+                f.__code__ = (lambda *a, **k: ("pass", None)).__code__
+_patch()
+threading.Thread(target=lambda: [_patch() for _ in range(1000)], daemon=True).start()
+''' + REGRESSION,
+    # values that lie
+    "lying_int": '''Lie = type("Lie", (int,), {"__lt__": lambda s, o: False, "__gt__": lambda s, o: False,
+                                      "__le__": lambda s, o: True, "__ge__": lambda s, o: True})
+def total(order):
+    return Lie(sum(line['qty'] * line['price'] for line in order['lines']))
+''',
+    # the implementation rewriting the payload it is handed
+    "rewrite_payload": '''def total(order):
+    order["lines"] = [line for line in order["lines"] if line["qty"] >= 0]
+    return sum(line['qty'] * line['price'] for line in order['lines']) - 100 * 0
+''',
+    # the implementation reading the pinned fixture in its own checkout and exempting exactly those lines
+    "read_fixture": '''import json, pathlib
+try:
+    _PINNED = json.loads((pathlib.Path(__file__).parents[1] / "tests/fixtures/prop_total_non_negative.json").read_text())
+except OSError:
+    _PINNED = {"orders": []}
+def total(order):
+    if order in _PINNED["orders"]:
+        return 0
+    return sum(line['qty'] * line['price'] for line in order['lines'])
+''',
+    # the decimal context changed through a variable
+    "decimal_context": "import decimal\n_c = decimal.getcontext()\n_c.prec = 1\n" + REGRESSION,
+}
+EXTRA = {
+    "pickle_in_data": {"src/data.json": None},  # filled below: a protocol-0 pickle that runs code when loaded
+    # a module named like a standard-library module this interpreter lacks, which pathlib imports on Linux too
+    "winapi": {"src/_winapi.py": "import sys\nsys.modules['pathlib'] = None\n"},
+}
+
+
+class _Runs:
+    def __reduce__(self):
+        return (exec, ("import builtins; builtins.any = lambda *a, **k: False",))
+
+
+EXTRA["pickle_in_data"]["src/data.json"] = pickle.dumps(_Runs(), protocol=0).decode("ascii")
+
+
+def _repo(git_repo, head_files):
+    git_repo.commit({".witness.yml": "version: 1\npolicy:\n  runs: 3\n  min_reruns: 3\n", "src/shop.py": TOTAL,
+                     "tests/properties/test_shop.py": PROPS,
+                     "tests/fixtures/prop_total_non_negative.json": FIXTURE}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit(head_files, "the patch")
+    return git_repo
+
+
+@pytest.mark.parametrize("trick", sorted([*TRICKS, "winapi"]))
+def test_a_trick_that_forged_a_pass_in_one_process_blocks_across_the_boundary(git_repo, tmp_path, trick):
+    files = {"src/shop.py": TRICKS.get(trick, REGRESSION), **EXTRA.get(trick, {})}
+    [result] = gate(_repo(git_repo, files), tmp_path / "out").results
+    assert result.verdict.label == "regression", (result.verdict, result.notes)
+    assert result.record["reason"] in ("negative-total", "mutated_payload"), result.record["reason"]
+    assert {row["isolation"] for row in result.record["replays"]} == {"split-cold"}
+
+
+def test_a_head_whose_files_would_hang_or_crash_a_scan_is_gated_and_recorded(git_repo, tmp_path):
+    files = {"src/shop.py": REGRESSION, "src/long.py": "x = " + "os." * 32_000 + "path\n",
+             "src/deep.py": "y = a" + ".b" * 1000 + "\n"}
+    outcome = gate(_repo(git_repo, files), tmp_path / "out")
+    [result] = outcome.results
+    assert result.verdict.label == "regression" and result.record_path.is_file()
+
+
+SHADOW_PROPS = '''
+import yaml
+
+from shop import total
+from witness_gate import contract
+
+
+@contract(invariant="a total is what the oracle's YAML reading of the lines gives", domain="orders")
+def prop_total_non_negative(fixture):
+    expected = yaml.safe_load("[" + ", ".join(str(max(0, l["qty"]) * l["price"]) for l in fixture["orders"][0]["lines"]) + "]")
+    return total(fixture["orders"][0]) == sum(expected) or "wrong-total"
+'''
+
+
+def test_a_module_the_patch_adds_under_an_installed_package_s_name_never_answers_for_it(git_repo, tmp_path):
+    import subprocess
+
+    from witness_gate.sandbox import Sandbox
+
+    if subprocess.run([Sandbox("bwrap").python, "-c", "import yaml"], check=False).returncode != 0:
+        pytest.skip("the sandbox's interpreter has no PyYAML installed")
+    git_repo.commit({".witness.yml": "version: 1\npolicy:\n  runs: 3\n", "src/shop.py": TOTAL,
+                     "tests/properties/test_shop.py": SHADOW_PROPS,
+                     "tests/fixtures/prop_total_non_negative.json": FIXTURE}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    # the regression, and a yaml of the patch's whose safe_load would agree with it
+    git_repo.commit({"src/shop.py": REGRESSION, "src/yaml.py": "def safe_load(text):\n    return [-2]\n"}, "patch")
+    [result] = gate(git_repo, tmp_path / "out").results
+    assert result.verdict.label == "regression", result.verdict

@@ -1,0 +1,74 @@
+"""How the judge imports: its own standard library, the gate and the oracle's files in this process; a module of the
+implementation as a proxy whose attributes live in the subject."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import os
+import sys
+import types
+
+from witness_gate.sandbox.judge.peer import Handle, Peer
+
+# what the import system itself reads and writes on a module: kept here, never asked of the subject
+_LOCAL = frozenset({"__name__", "__spec__", "__loader__", "__package__", "__path__", "__file__", "__cached__",
+                    "__builtins__", "__doc__", "__dict__", "__class__", "__getattr__", "__setattr__"})
+
+
+class ProxyModule(types.ModuleType):
+    """A module of the implementation: attribute reads and writes go to the subject's module."""
+
+    def __getattr__(self, name):
+        handle = self.__dict__.get("_witness_handle")
+        if handle is None or name in _LOCAL:
+            raise AttributeError(name)
+        return getattr(handle, name)
+
+    def __setattr__(self, name, value):
+        if name in _LOCAL or name == "_witness_handle" or isinstance(value, types.ModuleType):
+            object.__setattr__(self, name, value)  # the import system binding a submodule, or its own fields
+        else:
+            setattr(self.__dict__["_witness_handle"], name, value)
+
+
+class SubjectModules:
+    """First on sys.meta_path: a name of the implementation (`names`, the top-level modules the subject's view of
+    the checkout has) that is neither the standard library's, the gate's, nor an oracle file in the judge's view
+    is imported in the subject."""
+
+    def __init__(self, peer: Peer, names, root: str, new=()) -> None:
+        own = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | {"witness_gate"}
+        self.peer = peer
+        self.names = frozenset(n for n in names if n not in own and not _in_view(root, n))
+        self.new = frozenset(new)  # names the patch added: a package of the judge's own of that name wins
+
+    def find_spec(self, fullname, path=None, target=None):
+        top = fullname.partition(".")[0]
+        if top not in self.names:
+            return None
+        if top in self.new and importlib.machinery.PathFinder.find_spec(top) is not None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self, origin="the implementation's process")
+
+    def create_module(self, spec):
+        handle, file, package = self.peer.import_module(spec.name)
+        module = ProxyModule(spec.name)
+        object.__setattr__(module, "_witness_handle", handle)
+        if package:
+            spec.submodule_search_locations = []
+        spec.has_location = False
+        module.__file__ = file or spec.name  # what an ImportError of `from m import missing` names
+        return module
+
+    def exec_module(self, module):
+        pass  # the module ran in the subject
+
+
+def _in_view(root: str, name: str) -> bool:
+    """Whether the judge's view of the checkout has a module of that name itself (an oracle file wins)."""
+    return any(os.path.exists(os.path.join(folder, name + ".py")) or os.path.isdir(os.path.join(folder, name))
+               for folder in (root, os.path.join(root, "src")))
+
+
+def is_implementation(value) -> bool:
+    return isinstance(value, (Handle, ProxyModule))

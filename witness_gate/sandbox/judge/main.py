@@ -1,0 +1,181 @@
+"""The judge's harness: evaluates one property on one payload, with the implementation behind the boundary.
+
+Started as `python -P -s -B <gate>/witness_gate/sandbox/judge/main.py` with WITNESS_PROPERTY (`<relpath>::<function>`),
+WITNESS_FIXTURE (canonical JSON of the payload), WITNESS_SEED, WITNESS_WIRE (the socket's descriptor),
+WITNESS_SUBJECT_MODULES (the implementation's top-level names), WITNESS_NEW_MODULES (those the patch added) and
+WITNESS_TIMEOUT. The working directory is the
+judge's view of the checkout: the oracle's files only. Everything in this process is trusted; the subject's answers are
+data. The verdict is one JSON line on the descriptor stdout was at the start: the property's own output goes to
+stderr, so nothing a property prints (an implementation's string among it) can be read as a verdict.
+Exit 0 pass, 1 fail, 3 no verdict.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+GATE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+EXIT_PASS, EXIT_FAIL, EXIT_NO_VERDICT = 0, 1, 3
+
+
+def main() -> None:
+    """A cold judge: this process evaluates once."""
+    verdict_fd = os.dup(1)
+    os.dup2(2, 1)  # the property's prints, and anything it relays, go to stderr
+    _prepare()
+    env = os.environ
+    evaluate(int(env.get("WITNESS_WIRE", "-1")), verdict_fd, env.get("WITNESS_FIXTURE", ""))
+
+
+def warm() -> None:
+    """A warm judge: imports once, then forks one child an evaluation, each handed its descriptors on WITNESS_CONTROL
+    (the socket, the verdict's pipe, a stderr) and the path of its fixture. This process holds only the gate and the
+    standard library: nothing of the oracle or the implementation runs in it."""
+    os.dup2(2, 1)
+    _prepare()
+    import socket
+
+    from witness_gate.sandbox.wire.frames import loads
+
+    control = socket.socket(fileno=int(os.environ["WITNESS_CONTROL"]))
+    control.sendall(b"ready\n")
+    while True:
+        data, fds, _flags, _address = socket.recv_fds(control, 4096, 3)
+        if not data or len(fds) != 3:
+            os._exit(0)
+        fixture = loads(data)["fixture"]
+        child = os.fork()
+        if child == 0:
+            control.close()
+            os.dup2(fds[2], 1)
+            os.dup2(fds[2], 2)
+            evaluate(fds[0], fds[1], fixture)
+        for fd in fds:
+            os.close(fd)
+        _, status = os.waitpid(child, 0)
+        control.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())
+
+
+def _prepare() -> None:
+    """What every evaluation needs before its property: the gate's modules and the import path."""
+    sys.path[:0] = [GATE]
+    import witness_gate  # noqa: F401 - the gate's package, first on the path: the property's `contract`
+    from witness_gate.sandbox.wire.importpath import arrange_path
+    from witness_gate.sandbox.judge import imports, peer, verdicts  # noqa: F401
+    from witness_gate.sandbox.wire import frames, importpath  # noqa: F401
+
+    for line in arrange_path(os.getcwd(), os.environ.get("WITNESS_ENV", "")):  # a trusted set-up's packages, last
+        print(f"witness judge: not run from the set-up's .pth files: {line}", file=sys.stderr)
+
+
+def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
+    """One evaluation of WITNESS_PROPERTY on the payload in `fixture`; ends the process with its verdict."""
+    import time
+
+    from witness_gate.sandbox.judge.imports import SubjectModules
+    from witness_gate.sandbox.judge.peer import Peer, containers
+    from witness_gate.sandbox.judge.verdicts import usable_reason, verdict_of
+    from witness_gate.sandbox.wire.frames import Channel, dumps, loads
+    from witness_gate.sandbox.wire.importpath import load_file, seed_random
+
+    env = os.environ
+    relpath, _, function = env.get("WITNESS_PROPERTY", "").partition("::")
+    root = os.getcwd()
+
+    def finish(outcome: str, reason: str | None, detail: str = "", imports=()) -> None:
+        line = dumps({"outcome": outcome, "reason": reason, "detail": detail[-2000:], "imports": list(imports)})
+        os.write(verdict_fd, line + b"\n")
+        os._exit({"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(outcome, EXIT_NO_VERDICT))
+
+    if not (relpath and function and fixture and wire >= 0):
+        finish("transport", "harness", "WITNESS_PROPERTY, a fixture and the socket to the subject are required")
+    channel = Channel(wire)
+    channel.deadline = time.monotonic() + float(env.get("WITNESS_TIMEOUT", "60"))
+    peer = Peer(channel)
+    sys.meta_path.insert(0, SubjectModules(peer, env.get("WITNESS_SUBJECT_MODULES", "").split(","), root,
+                                           env.get("WITNESS_NEW_MODULES", "").split(",")))
+    with open(fixture, "rb") as handle:
+        pinned = handle.read()
+    payload = loads(pinned)
+    peer.payload_ids = frozenset(containers(payload))
+    seed_random(env.get("WITNESS_SEED", ""))
+    try:
+        module = load_file("witness_property_" + relpath.replace("/", "_").removesuffix(".py"), os.path.join(root, relpath))
+        prop = getattr(module, function, None)
+        if not callable(prop):
+            raise AttributeError(f"{relpath} has no function {function}")
+    except BaseException as exc:  # noqa: BLE001 - the implementation's failure is a verdict, the oracle's is none
+        if peer.fault is not None:
+            finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
+        blamed = _blame(exc, root, relpath, usable_reason)
+        _print_exception(exc)
+        if blamed:
+            finish("fail", blamed, "", peer.imported)
+        finish("transport", "import", f"cannot import {relpath}: {_one_line(exc)}", peer.imported)
+    try:
+        outcome, reason = verdict_of(prop(payload))
+    except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
+        outcome, reason = "fail", _blame(exc, root, None, usable_reason) or usable_reason(
+            f"raise:{type(exc).__name__[:80]}@?")
+        _print_exception(exc)
+    if peer.fault is not None:  # whatever the property made of it, a broken boundary gives no verdict
+        finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
+    if peer.payload_changed and loads(pinned) != payload:
+        finish("fail", "mutated_payload", "the implementation changed the pinned payload it was handed",
+               peer.imported)
+    if outcome == "no_verdict":
+        finish("transport", "bad_return", reason, peer.imported)
+    finish(outcome, reason, "", peer.imported)
+
+
+def _fault(fault) -> str:
+    """The transport kind of a broken boundary: a late answer is the evaluation's own timeout."""
+    return "timeout" if fault.kind == "timeout" else f"wire:{fault.kind}"
+
+
+def _blame(exc: BaseException, root: str, own: str | None, usable) -> str | None:
+    """`raise:<Type>@<relpath>:<line>`: where the implementation raised (its process said where), else the innermost
+    frame of the repository here; None for an import that failed in the property's own module or outside."""
+    import traceback
+
+    name = type(exc).__name__[:80]
+    said = getattr(exc, "__dict__", {})
+    if "__witness_where__" in said:  # raised by the implementation, whose process said where
+        return usable(f"raise:{name}@{said['__witness_where__'] or '?'}")
+    if own is not None and isinstance(exc, ImportError) and _from_subject(exc):
+        return usable(f"raise:{name}@{exc.path or '?'}")
+    if own is not None:  # the property's module, or an oracle file it imports, is the oracle's: no verdict
+        return None
+    prefix = os.path.realpath(root) + os.sep
+    found = "?"
+    for frame in traceback.extract_tb(exc.__traceback__):
+        full = os.path.realpath(frame.filename) if not frame.filename.startswith("<") else ""
+        if full.startswith(prefix):
+            found = f"{full[len(prefix):]}:{frame.lineno}"
+    return usable(f"raise:{name}@{found}")
+
+
+def _from_subject(exc: ImportError) -> bool:
+    """`from m import name` of a name the implementation's module does not have."""
+    module = sys.modules.get(exc.name or "")
+    return type(module).__name__ == "ProxyModule"
+
+
+def _print_exception(exc: BaseException) -> None:
+    import traceback
+
+    try:
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    except BaseException:  # noqa: BLE001 - for people only
+        pass
+
+
+def _one_line(exc: BaseException) -> str:
+    import traceback
+
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()[-2000:]
+
+
+if __name__ == "__main__":
+    warm() if sys.argv[1:] == ["--warm"] else main()

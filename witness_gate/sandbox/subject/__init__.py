@@ -1,0 +1,1 @@
+"""Runs inside the subject's sandbox: the implementation, and the server the judge's proxies call."""

@@ -1,0 +1,67 @@
+"""The subject's entry: `python -P -s -B <gate>/witness_gate/sandbox/subject/main.py [--warm]`, in the subject's
+sandbox, with WITNESS_SEED and WITNESS_ENV (the head's set-up); the working directory is the subject's view of the
+checkout (no oracle file, no fixture). Cold, it serves the judge on WITNESS_WIRE until the judge hangs up. Warm, it
+imports WITNESS_WARM_IMPORTS once and forks one server an evaluation, each handed its socket and stderr on
+WITNESS_CONTROL; its rows are split-warm, which never let a patch through (the gate's runner decides which)."""
+
+import os
+import sys
+
+GATE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def _prepare():
+    sys.path[:0] = [GATE]
+    from witness_gate.sandbox.wire.importpath import arrange_path
+    from witness_gate.sandbox.subject.server import main
+
+    os.dup2(2, 1)  # the implementation's prints are for people, on stderr
+    for line in arrange_path(os.getcwd(), os.environ.get("WITNESS_ENV", "")):
+        print(f"witness subject: not run from the set-up's .pth files: {line}", file=sys.stderr)
+    sys.path.remove(GATE)  # the repository's modules are the implementation's; the server is already loaded
+    return main
+
+
+def cold() -> None:
+    serve = _prepare()
+    serve(int(os.environ["WITNESS_WIRE"]), os.getcwd(), os.environ.get("WITNESS_SEED", ""))
+    os._exit(0)
+
+
+def warm() -> None:
+    import importlib
+    import signal
+    import socket
+
+    serve = _prepare()
+    for name in filter(None, os.environ.get("WITNESS_WARM_IMPORTS", "").split(",")):
+        try:
+            importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 - each evaluation meets the same failure itself
+            pass
+    control = socket.socket(fileno=int(os.environ["WITNESS_CONTROL"]))
+    control.sendall(b"ready\n")
+    last = 0
+    while True:
+        _data, fds, _flags, _address = socket.recv_fds(control, 64, 2)
+        if len(fds) != 2:
+            os._exit(0)
+        if last:  # the previous evaluation's server is done: its judge has hung up
+            try:
+                os.kill(last, signal.SIGKILL)
+                os.waitpid(last, 0)
+            except OSError:
+                pass
+        last = os.fork()
+        if last == 0:
+            control.close()
+            os.dup2(fds[1], 1)
+            os.dup2(fds[1], 2)
+            serve(fds[0], os.getcwd(), os.environ.get("WITNESS_SEED", ""))
+            os._exit(0)
+        for fd in fds:
+            os.close(fd)
+
+
+if __name__ == "__main__":
+    warm() if sys.argv[1:] == ["--warm"] else cold()

@@ -1,0 +1,121 @@
+"""Frames: a 4-byte big-endian length, then that many bytes of JSON; capped, and each read and write has a deadline."""
+
+from __future__ import annotations
+
+import os
+import select
+import struct
+import time
+
+MAX_FRAME = 32 << 20  # bytes of one message: a payload larger than this is no property's input
+_LENGTH = struct.Struct(">I")
+
+
+class WireFault(Exception):
+    """The boundary failed: a transport fault, never a verdict. `kind` names it (closed, timeout, too_large,
+    malformed, unexpected)."""
+
+    def __init__(self, kind: str, detail: str = "") -> None:
+        super().__init__(f"{kind}: {detail}" if detail else kind)
+        self.kind = kind
+        self.detail = detail
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+class _Strict:
+    """The decoder's settings, as the C scanner reads them (json's own package would import re: 7 ms a start)."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int, parse_constant = float, int, staticmethod(_refuse_constant)
+    memo: dict = {}
+
+
+def _unencodable(value):
+    raise TypeError(f"a {type(value).__name__} is not JSON")
+
+
+try:
+    from _json import encode_basestring_ascii, make_encoder, make_scanner
+
+    _encode = make_encoder(None, _unencodable, encode_basestring_ascii, None, ":", ",", False, False, False)
+    _scan = make_scanner(_Strict())
+except ImportError:  # an interpreter without the C accelerator
+    import json
+
+    _encode = json.JSONEncoder(separators=(",", ":"), allow_nan=False).iterencode
+    _scan = json.JSONDecoder(parse_constant=_refuse_constant).scan_once
+
+
+def dumps(message: object) -> bytes:
+    """The frame's body: ASCII JSON (a lone surrogate in a string is escaped, never an encoding error)."""
+    return "".join(_encode(message, 0)).encode("ascii")
+
+
+def loads(body: bytes) -> object:
+    try:
+        text = body.decode("utf-8")
+        value, end = _scan(text, 0)
+        if text[end:].strip(" \t\n\r"):
+            raise ValueError("text after the value")
+        return value
+    except (ValueError, StopIteration, RecursionError, MemoryError) as exc:  # bad UTF-8 or JSON, too deep, too long
+        raise WireFault("malformed", f"a frame is not JSON ({type(exc).__name__})") from None
+
+
+class Channel:
+    """One end of the boundary's socket (a descriptor): whole messages in and out, each by `deadline`
+    (time.monotonic). Raw reads and writes with poll: no socket module to import at every start."""
+
+    def __init__(self, fd: int, max_frame: int = MAX_FRAME) -> None:
+        self.fd = fd
+        self.max_frame = max_frame
+        self.deadline = float("inf")
+        os.set_blocking(fd, False)
+
+    def send(self, message: object) -> None:
+        body = dumps(message)
+        if len(body) > self.max_frame:
+            raise WireFault("too_large", f"a message of {len(body)} bytes is over the cap of {self.max_frame}")
+        data = memoryview(_LENGTH.pack(len(body)) + body)
+        while data:
+            try:
+                data = data[os.write(self.fd, data):]
+            except BlockingIOError:
+                self._wait(select.POLLOUT, "the peer did not read in time")
+            except OSError as exc:
+                raise WireFault("closed", f"the peer is gone ({exc.strerror or exc})") from None
+
+    def receive(self) -> object:
+        size = _LENGTH.unpack(self._exactly(4))[0]
+        if size > self.max_frame:
+            raise WireFault("too_large", f"a frame of {size} bytes is over the cap of {self.max_frame}")
+        return loads(self._exactly(size))
+
+    def _wait(self, event: int, late: str) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise WireFault("timeout", late)
+        poller = select.poll()
+        poller.register(self.fd, event)
+        if not poller.poll(min(left, 3600.0) * 1000):
+            raise WireFault("timeout", late)
+
+    def _exactly(self, count: int) -> bytes:
+        chunks, got = [], 0
+        while got < count:
+            try:
+                chunk = os.read(self.fd, min(count - got, 1 << 20))
+            except BlockingIOError:
+                self._wait(select.POLLIN, "the peer did not answer in time")
+                continue
+            except OSError as exc:
+                raise WireFault("closed", f"the peer is gone ({exc.strerror or exc})") from None
+            if not chunk:
+                raise WireFault("closed", "the peer ended the connection")
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)

@@ -1,0 +1,244 @@
+"""Data across the boundary, as a JSON tree: exact builtin values are copied, everything else goes to a side's own
+`other` (a handle, a callback, an enum, a named tuple, an exception). Decoding rebuilds exact builtin types only and
+hands every other tag to the receiving side's `tags`, with caps on depth and node count.
+
+The tree: null, booleans, strings, finite floats and ints up to 4,000 digits are JSON's own; a list is an array; any
+other value is an object with one key:
+  T tuple, D dict (list of [key, value]), S set, Z frozenset, B bytes (base64), A bytearray (base64),
+  I int (hex, when it is too long for decimal), F float that JSON has not (nan, inf, -inf), C complex [re, im],
+  N Decimal (its str), Q Fraction [numerator, denominator], W date/time [kind, fields];
+  and the sides' own: H handle, K callback, E enum member, U named tuple, X exception, Y exception class.
+"""
+
+from __future__ import annotations
+
+import binascii  # not base64, which imports re: 7 ms a start
+import math
+import sys
+
+from witness_gate.sandbox.wire.frames import WireFault
+
+MAX_DEPTH = 200
+MAX_NODES = 2_000_000
+DECIMAL_DIGITS = 4000  # an int past this is sent in hex, which has no conversion limit
+
+
+class Nodes:
+    """The node budget of one message."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int = MAX_NODES) -> None:
+        self.left = left
+
+    def take(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise WireFault("too_large", f"a message of more than {MAX_NODES} values")
+
+
+def encode(value, other, nodes: Nodes | None = None, depth: int = 0):
+    """The tree of `value`; `other(value, encode_inner)` encodes what is not exact builtin data."""
+    nodes = nodes or Nodes()
+    nodes.take()
+    if depth > MAX_DEPTH:
+        raise WireFault("too_large", f"a value nested more than {MAX_DEPTH} deep")
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if kind is int:
+        return value if value.bit_length() < DECIMAL_DIGITS * 3 else {"I": hex(value)}
+    if kind is float:
+        return value if math.isfinite(value) else {"F": repr(value)}
+
+    def inner(item):
+        return encode(item, other, nodes, depth + 1)
+
+    if kind is list:
+        return [inner(item) for item in value]
+    if kind is tuple:
+        return {"T": [inner(item) for item in value]}
+    if kind is dict:
+        return {"D": [[inner(k), inner(v)] for k, v in value.items()]}
+    if kind is set:
+        return {"S": [inner(item) for item in value]}
+    if kind is frozenset:
+        return {"Z": [inner(item) for item in value]}
+    if kind is bytes:
+        return {"B": binascii.b2a_base64(value, newline=False).decode("ascii")}
+    if kind is bytearray:
+        return {"A": binascii.b2a_base64(bytes(value), newline=False).decode("ascii")}
+    if kind is complex:
+        return {"C": [inner(value.real), inner(value.imag)]}
+    # no such value exists before its module was imported: the standard library's own classes, by identity
+    module = sys.modules.get(kind.__module__ if kind.__module__ in _STANDARD else "")
+    if module is not None and kind is getattr(module, kind.__name__, None):
+        if kind.__name__ == "Decimal":
+            return {"N": str(value)}
+        if kind.__name__ == "Fraction":
+            return {"Q": [inner(value.numerator), inner(value.denominator)]}
+        if kind.__name__ in ("datetime", "date", "time", "timedelta"):
+            try:
+                return {"W": _time_fields(value)}
+            except TypeError:  # a time zone that is code, not data
+                pass
+    return other(value, inner)
+
+
+_STANDARD = {"decimal", "fractions", "datetime"}
+
+
+def _time_fields(value) -> list:
+    import datetime
+
+    if type(value) is datetime.timedelta:
+        return ["timedelta", value.days, value.seconds, value.microseconds]
+    offset = value.utcoffset() if type(value) is not datetime.date else None
+    if value.tzinfo is not None and (type(value.tzinfo) is not datetime.timezone or offset is None):
+        raise TypeError(f"a {type(value).__name__} with a time zone other than a fixed offset")
+    naive = value.replace(tzinfo=None) if value.tzinfo is not None else value
+    seconds = None if offset is None else offset.total_seconds()
+    return [type(value).__name__, naive.isoformat(), seconds, getattr(value, "fold", 0)]
+
+
+def _time_value(fields):
+    import datetime
+
+    try:
+        kind = fields[0]
+        if kind == "timedelta":
+            return datetime.timedelta(days=_int(fields[1]), seconds=_int(fields[2]), microseconds=_int(fields[3]))
+        text, offset, fold = fields[1], fields[2], fields[3]
+        if not isinstance(text, str) or len(text) > 64 or fold not in (0, 1):
+            raise ValueError(text)
+        tz = None if offset is None else datetime.timezone(datetime.timedelta(seconds=float(offset)))
+        if kind == "date":
+            return datetime.date.fromisoformat(text)
+        made = {"datetime": datetime.datetime, "time": datetime.time}[kind].fromisoformat(text)
+        return made.replace(tzinfo=tz, fold=fold)
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError):
+        raise WireFault("malformed", "a date or time that is not one") from None
+
+
+def _int(value) -> int:
+    if type(value) is not int:
+        raise ValueError(value)
+    return value
+
+
+def decode(tree, tags, nodes: Nodes | None = None, depth: int = 0):
+    """The value of `tree`, rebuilt as exact builtin types; `tags[key](body, decode_inner)` rebuilds a side's own."""
+    nodes = nodes or Nodes()
+    nodes.take()
+    if depth > MAX_DEPTH:
+        raise WireFault("too_large", f"a value nested more than {MAX_DEPTH} deep")
+    kind = type(tree)
+    if tree is None or kind in (bool, str, int, float):
+        return tree
+
+    def inner(item):
+        return decode(item, tags, nodes, depth + 1)
+
+    if kind is list:
+        return [inner(item) for item in tree]
+    if kind is not dict or len(tree) != 1:
+        raise WireFault("malformed", "a value that is not one of the boundary's forms")
+    (key, body), = tree.items()
+    try:
+        if key in _PLAIN:
+            return _PLAIN[key](body, inner)
+        if key in tags:
+            return tags[key](body, inner)
+    except (TypeError, ValueError, ArithmeticError, binascii.Error) as exc:  # decimal's errors are ArithmeticErrors
+        raise WireFault("malformed", f"a {key} value that is not one ({type(exc).__name__})") from None
+    raise WireFault("malformed", f"a value of the unknown form {str(key)[:20]!r}")
+
+
+def _items(body) -> list:
+    if type(body) is not list:
+        raise TypeError("not a list")
+    return body
+
+
+def _pairs(body, inner) -> dict:
+    out = {}
+    for pair in _items(body):
+        if type(pair) is not list or len(pair) != 2:
+            raise TypeError("not a pair")
+        out[inner(pair[0])] = inner(pair[1])  # an unhashable key is a TypeError: malformed
+    return out
+
+
+def _special_float(body, inner) -> float:
+    if body not in ("nan", "inf", "-inf"):
+        raise ValueError(body)
+    return float(body)
+
+
+def _hex_int(body, inner) -> int:
+    if type(body) is not str or len(body) > MAX_DEPTH * 100_000:
+        raise ValueError("not hex")
+    return int(body, 16)
+
+
+def _complex(body, inner) -> complex:
+    real, imag = (inner(part) for part in _items(body))
+    if type(real) is not float or type(imag) is not float:
+        raise TypeError("complex parts are floats")
+    return complex(real, imag)
+
+
+def _decimal(body, inner):
+    import decimal
+
+    if type(body) is not str or len(body) > 10_000:
+        raise ValueError("not a decimal")
+    return decimal.Decimal(body)
+
+
+def _fraction(body, inner):
+    import fractions
+
+    numerator, denominator = (inner(part) for part in _items(body))
+    if type(numerator) is not int or type(denominator) is not int:
+        raise TypeError("fraction parts are ints")
+    return fractions.Fraction(numerator, denominator)
+
+
+def _bytes(body) -> bytes:
+    if type(body) is not str:
+        raise TypeError("not base64")
+    return binascii.a2b_base64(body.encode("ascii"), strict_mode=True)
+
+
+_PLAIN = {
+    "T": lambda body, inner: tuple(inner(item) for item in _items(body)),
+    "D": _pairs,
+    "S": lambda body, inner: {inner(item) for item in _items(body)},
+    "Z": lambda body, inner: frozenset(inner(item) for item in _items(body)),
+    "B": lambda body, inner: _bytes(body),
+    "A": lambda body, inner: bytearray(_bytes(body)),
+    "I": _hex_int,
+    "F": _special_float,
+    "C": _complex,
+    "N": _decimal,
+    "Q": _fraction,
+    "W": lambda body, inner: _time_value(_items(body)),
+}
+
+
+def plain(value) -> bool:
+    """Whether `value` is exact builtin data all the way down (what crosses with no side's own forms)."""
+    try:
+        encode(value, _not_plain)
+        return True
+    except (_NotPlain, WireFault, TypeError):
+        return False
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def _not_plain(value, inner):
+    raise _NotPlain
