@@ -415,6 +415,18 @@ def test_a_regression_that_reaches_for_the_harness_is_still_a_regression(stack, 
     assert {row["isolation"] for a in attempts for row in a["replays"]} == {"split-cold"}
 
 
+# a wrong total that hides itself by changing the list it was handed: the property sums the list after the call
+REWRITES_THE_PAYLOAD = "def double(x):\n    return x + x\n\ndef total(xs):\n    xs.append(5)\n    return sum(xs)\n"
+
+
+def test_an_implementation_that_rewrites_the_payload_it_was_handed_is_a_regression(stack, double, tmp_path):
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": REWRITES_THE_PAYLOAD})
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "failure", run["output"]
+    assert run["output"]["title"] == "regression: prop_total"
+    assert "mutated_payload" in run["output"]["summary"]
+
+
 YAML_PROPS = '''
 import yaml
 from calc import double

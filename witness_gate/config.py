@@ -48,6 +48,7 @@ class Config:
     max_steps: int = 32
     max_evals: int = 2000
     max_runs: int = 50  # the most replays `/witness replay N` may ask for
+    require_isolation: bool = False  # hold a property whose oracle and implementation share a process (a command)
     timeout_seconds: float = 60
     expires_in_hours: float | None = None
     max_hours: float = 168
@@ -94,6 +95,12 @@ def _number(positive: bool = True) -> Callable[[Any], float]:
             raise _Bad("a number > 0")
         return v
     return check
+
+
+def _flag(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise _Bad("true or false")
+    return v
 
 
 def _optional(inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -212,6 +219,8 @@ SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
     ("policy.max_evals", "max_evals", _int(1), "shrink evaluation budget"),
     ("policy.max_runs", "max_runs", _int(1), "most replays `/witness replay N` may ask for"),
     ("policy.timeout_seconds", "timeout_seconds", _number(), "per evaluation"),
+    ("policy.require_isolation", "require_isolation", _flag,
+     "hold a property whose oracle and implementation share one process (properties.command): isolation_shared"),
     ("freeze.expires_in_hours", "expires_in_hours", _optional(_number()), "proposed expiry"),
     ("freeze.max_hours", "max_hours", _number(), "longest expiry a person may accept"),
     ("conclusions", "conclusions", _conclusions, "per-label override of the conclusion"),

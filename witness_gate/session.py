@@ -105,6 +105,8 @@ class GateRun:
         )
         header = pinned.fixture.header if pinned.fixture else {}
         holds = self.extra_holds + self.setup.holds + target.holds + header_holds(header, binding)
+        if self.config.command is not None and self.config.require_isolation:
+            holds += ("isolation_shared",)  # a command runs oracle and implementation in one process
         notes = [n for n in (*self.notes, self.setup.note, pinned.problem, target.contract_problem) if n]
         if not self.patch_digest:
             notes.append("no patch digest: run inside a git repository so the code under test can be hashed")
