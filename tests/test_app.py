@@ -412,7 +412,7 @@ def test_a_regression_that_reaches_for_the_harness_is_still_a_regression(stack, 
     assert run["output"]["title"] == "regression: prop_double"
     record = requests.get(run["details_url"], timeout=5).json()
     attempts = [requests.get(f"{stack.url}/records/{a['record_id']}", timeout=5).json() for a in record["attempts"]]
-    assert {row["isolation"] for a in attempts for row in a["replays"]} == {"split-cold"}
+    assert {row["isolation"] for a in attempts for row in a["first_runs"]} == {"split-cold"}
 
 
 # a wrong total that hides itself by changing the list it was handed: the property sums the list after the call

@@ -118,11 +118,18 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
     evidence.shrink = _shrink(payload, last, candidate or evaluate, policy, progress, evidence.flaky_shrink)
     evidence.witness = evidence.shrink.witness
     evidence.witness_hash = witness_hash(evidence.witness)
-    evidence.replays = replay_series(evidence.witness, evaluate, policy.runs, "replay", progress)
+    warm = replay_series(evidence.witness, candidate, policy.runs, "replay", progress) if candidate else []
+    evidence.replays = warm
+    if not warm or not unanimous_failure(warm):  # a warm series may confirm a block, never anything else
+        # a warm series that disagreed with itself foretells a cold one that does: that one goes one at a time
+        evidence.replays = replay_series(evidence.witness, evaluate, policy.runs, "replay", progress,
+                                         at_once=not warm)
     if not all(row.outcome == "fail" for row in evidence.replays):
         # shrinking can distort timing bugs, and the code under test can steer it onto a witness that fails on a
         # coin toss: unless every replay of the witness failed, the wide input gets its own series
-        evidence.unshrunk_replays = replay_series(payload, evaluate, policy.runs, "replay-unshrunk", progress)
+        # (the witness's own replays disagreed: these would too, so they go one at a time)
+        evidence.unshrunk_replays = replay_series(payload, evaluate, policy.runs, "replay-unshrunk", progress,
+                                                  at_once=False)
     return evidence
 
 
@@ -184,11 +191,12 @@ def _shrink(payload: Any, first_failure: Evaluation, evaluate: Evaluate, policy:
                   max_steps=policy.max_steps, max_evals=policy.max_evals)
 
 
-def replay_series(payload: Any, evaluate: Evaluate, runs: int, phase: str, progress: Progress) -> list[Evaluation]:
-    """`runs` replays of one payload, in order: at once when the runner allows, and then kept only when every
-    one failed for one reason; any other series is replayed one at a time, as the first run and the shrink were."""
+def replay_series(payload: Any, evaluate: Evaluate, runs: int, phase: str, progress: Progress,
+                  at_once: bool = True) -> list[Evaluation]:
+    """`runs` replays of one payload, in order: at once when the runner allows (and `at_once`), and then kept only
+    when every one failed for one reason; any other series is replayed one at a time, as the first run was."""
     # replays are independent processes: up to the runner's `parallel` at once, rows kept in their order
-    width = min(runs, getattr(evaluate, "parallel", 1))
+    width = min(runs, getattr(evaluate, "parallel", 1)) if at_once else 1
     rows = _series(payload, evaluate, runs, width, phase, progress)
     if width > 1 and not unanimous_failure(rows):
         # replays at once can see each other (a lock on a file they share, the uid's process count) and so

@@ -106,8 +106,14 @@ class BaseEvidence:
 
 
 def replay_on_base(evidence: Evidence, payload: Any, head: Evaluate, base: Evaluate, policy: Policy, sha: str,
-                   progress: Progress) -> BaseEvidence:
-    """Replay the head's witness on the base; re-shrink when the witness no longer separates the two."""
+                   progress: Progress, base_candidate: Evaluate | None = None) -> BaseEvidence:
+    """Replay the head's witness on the base; re-shrink when the witness no longer separates the two. A warm series
+    (`base_candidate`) that the base passes settles it (the head's label stands); any failure there is replayed cold,
+    since a base that fails may make the head's failure pre_existing."""
+    if base_candidate is not None:
+        rows = replay_series(evidence.witness, base_candidate, policy.runs, "replay-base", progress)
+        if not any(row.outcome == "fail" for row in rows):
+            return BaseEvidence(sha, rows)
     rows = replay_series(evidence.witness, base, policy.runs, "replay-base", progress)
     if not any(row.outcome == "fail" for row in rows):
         return BaseEvidence(sha, rows)

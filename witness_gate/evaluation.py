@@ -23,6 +23,7 @@ class Evaluation:
     seconds: float = 0.0
     isolation: str = ""  # how it ran: split-cold, split-warm (judge and subject apart) or shared (one process)
     imports: tuple[str, ...] = field(default=(), compare=False)  # the implementation's modules the property imported
+    standard: tuple[str, ...] = field(default=(), compare=False)  # the standard library's modules the judge imported
 
     @property
     def failure_reason(self) -> str | None:
@@ -68,12 +69,13 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
                           detail or "the judge ended without a verdict", judge.seconds, isolation)
     outcome, reason = verdict["outcome"], str(verdict.get("reason") or "")
     imports = tuple(str(name) for name in verdict.get("imports") or ())[:100]
+    standard = tuple(str(name) for name in verdict.get("standard") or ())[:200]
     if outcome == "pass":
-        return Evaluation("pass", None, detail, judge.seconds, isolation, imports)
+        return Evaluation("pass", None, detail, judge.seconds, isolation, imports, standard)
     if outcome == "fail":
-        return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports)
+        return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports, standard)
     return Evaluation("transport", reason or "no_verdict", (str(verdict.get("detail") or "") + "\n" + detail).strip(),
-                      judge.seconds, isolation, imports)
+                      judge.seconds, isolation, imports, standard)
 
 
 def _signal_name(number: int) -> str:

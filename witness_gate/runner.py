@@ -61,6 +61,7 @@ class PropertyRunner:
         self._warm_pair = None  # (judge, subject, the judge's inbox): forks for shrink candidates
         self._fixtures = 0
         self._imports: set[str] = set()  # the implementation's modules the property imports: a warm subject's
+        self._standard: set[str] = set()  # the standard library's modules the property imports: a warm judge's
         if self.sandbox.mode != "bwrap":
             self.parallel = 1
         self._lock = threading.RLock()
@@ -134,6 +135,7 @@ class PropertyRunner:
             ended, other = collect_pair(judge, subject, deadline, self.limits.output_bytes)
             row = verdict_of_judge(self.sandbox.ended(ended), other, "split-cold")
             self._imports.update(row.imports)
+            self._standard.update(row.standard)
             return row
         finally:
             judge_end.close()
@@ -179,16 +181,16 @@ class PropertyRunner:
                 for fd in (verdict_w, judge_w, subject_w):
                     os.close(fd)
             deadline = started + self.timeout_seconds + 1
-            out, fault = read_until_closed({"verdict": verdict_r, "judge": judge_r}, deadline, self.limits.output_bytes)
+            out, fault = read_until_closed({"verdict": verdict_r, "judge": judge_r, "subject": subject_r}, deadline,
+                                           self.limits.output_bytes, until=("verdict", "judge"))
             code = None if fault else judge.exit_code(deadline)
-            said, _ = read_until_closed({"subject": subject_r}, time.monotonic() + 0.05, self.limits.output_bytes)
             (inbox / name).unlink(missing_ok=True)
             seconds = time.monotonic() - started
             if code is None:  # a child that overran or went silent: the pair goes, the next candidate starts anew
                 self._end_warm_pair()
             judge_done = Finished(out["verdict"], out["judge"], fault or (None if code is not None else "no_verdict"),
                                   code if code is not None else 3, seconds)
-            return verdict_of_judge(judge_done, Finished(b"", said["subject"], None, 0, seconds), "split-warm")
+            return verdict_of_judge(judge_done, Finished(b"", out["subject"], None, 0, seconds), "split-warm")
 
     def _start_warm_pair(self):
         views = self._views()
@@ -196,6 +198,7 @@ class PropertyRunner:
         limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
         judge_env, subject_env, mounts = self._side_settings(views, inbox)
         subject_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._imports))
+        judge_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._standard))
         for tree in (views.judge, views.subject, stage_root() / "gate", inbox,
                      *(m.source for m in mounts + self._judge_mounts())):
             settle(tree)

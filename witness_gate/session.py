@@ -182,7 +182,8 @@ class GateRun:
                                 **({"environment": code.environment, "judge_environment": code.environment}
                                    if code.environment else {}))
         try:
-            evidence.base = replay_on_base(evidence, payload, head, base, self.policy, code.sha, self.reporter.progress)
+            evidence.base = replay_on_base(evidence, payload, head, base, self.policy, code.sha, self.reporter.progress,
+                                           getattr(base, "candidate", None))
         finally:
             getattr(base, "close", lambda: None)()
         return evidence.base.notes(evidence.target_reason)

@@ -118,7 +118,7 @@ def test_a_trick_that_forged_a_pass_in_one_process_blocks_across_the_boundary(gi
     [result] = gate(_repo(git_repo, files), tmp_path / "out").results
     assert result.verdict.label == "regression", (result.verdict, result.notes)
     assert result.record["reason"] in ("negative-total", "mutated_payload"), result.record["reason"]
-    assert {row["isolation"] for row in result.record["replays"]} == {"split-cold"}
+    assert {row["isolation"] for row in result.record["first_runs"]} == {"split-cold"}  # a pass could only come cold
 
 
 def test_a_head_whose_files_would_hang_or_crash_a_scan_is_gated_and_recorded(git_repo, tmp_path):

@@ -63,28 +63,37 @@ class ForkServer:
         released(self.proc.pid)
 
 
-def read_until_closed(fds: dict[str, int], deadline: float, cap: int) -> tuple[dict[str, bytes], str | None]:
-    """Read each descriptor to its end, by the deadline and under the cap; closes them. A fault names what stopped it."""
+def read_until_closed(fds: dict[str, int], deadline: float, cap: int, until: tuple[str, ...] = ()
+                      ) -> tuple[dict[str, bytes], str | None]:
+    """Read the descriptors until those named in `until` (default: all) reached their end, by the deadline and under
+    the cap; the others give what they had by then. Closes them all. A fault names what stopped it."""
     out = {name: bytearray() for name in fds}
+    waited = set(until or fds)
     fault = None
     with selectors.DefaultSelector() as selector:
         for name, fd in fds.items():
             selector.register(fd, selectors.EVENT_READ, name)
-        while selector.get_map():
+        while waited & {key.data for key in selector.get_map().values()}:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 fault = "timeout"
                 break
             for key, _ in selector.select(timeout=min(remaining, 0.5)):
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    selector.unregister(key.fd)
-                    continue
-                out[key.data] += chunk
-                if len(out[key.data]) > cap:
+                if _read(key, out, selector) > cap:
                     fault = "output_limit"
             if fault:
                 break
+        for key, _ in selector.select(timeout=0) if not fault else ():
+            _read(key, out, selector)  # what the others had written by then
     for fd in fds.values():
         os.close(fd)
     return {name: bytes(data) for name, data in out.items()}, fault
+
+
+def _read(key, out: dict, selector) -> int:
+    chunk = os.read(key.fd, 65536)
+    if not chunk:
+        selector.unregister(key.fd)
+        return 0
+    out[key.data] += chunk
+    return len(out[key.data])

@@ -34,7 +34,16 @@ def warm() -> None:
     standard library: nothing of the oracle or the implementation runs in it."""
     os.dup2(2, 1)
     _prepare()
+    import importlib
     import socket
+
+    for name in filter(None, os.environ.get("WITNESS_WARM_IMPORTS", "").split(",")):
+        if name.partition(".")[0] in sys.stdlib_module_names:  # the standard library's only: nothing of the checkout
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - each evaluation meets the same failure itself
+                pass
+    _precompile(os.environ.get("WITNESS_PROPERTY", "").partition("::")[0])
 
     from witness_gate.sandbox.wire.frames import loads
 
@@ -55,6 +64,19 @@ def warm() -> None:
             os.close(fd)
         _, status = os.waitpid(child, 0)
         control.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())
+
+
+def _precompile(relpath: str) -> None:
+    """The property's module compiled (never run) once, for every child: it is the oracle's file, read-only here."""
+    from witness_gate.sandbox.wire import importpath
+
+    try:
+        path = os.path.join(os.getcwd(), relpath)
+        with open(path, "rb") as handle:
+            source = handle.read()
+        importpath.COMPILED[path] = (source, compile(source, path, "exec", dont_inherit=True))
+    except (OSError, SyntaxError, ValueError):
+        pass  # each evaluation meets the same problem itself
 
 
 def _prepare() -> None:
@@ -82,9 +104,13 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
     env = os.environ
     relpath, _, function = env.get("WITNESS_PROPERTY", "").partition("::")
     root = os.getcwd()
+    loaded = set(sys.modules)
 
     def finish(outcome: str, reason: str | None, detail: str = "", imports=()) -> None:
-        line = dumps({"outcome": outcome, "reason": reason, "detail": detail[-2000:], "imports": list(imports)})
+        # the standard library's modules this evaluation imported: a warm judge imports them before it forks
+        standard = sorted(n for n in set(sys.modules) - loaded if n.partition(".")[0] in sys.stdlib_module_names)
+        line = dumps({"outcome": outcome, "reason": reason, "detail": detail[-2000:], "imports": list(imports),
+                      "standard": standard[:200]})
         os.write(verdict_fd, line + b"\n")
         os._exit({"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(outcome, EXIT_NO_VERDICT))
 

@@ -12,7 +12,7 @@ import os
 import sys
 
 from witness_gate.sandbox.wire.forms import MAX_TEXT, OPS, is_name, module_name
-from witness_gate.sandbox.wire.frames import Channel, WireFault
+from witness_gate.sandbox.wire.frames import Channel, WireFault, fingerprint
 from witness_gate.sandbox.wire.values import decode, encode
 
 _MUTABLE = (list, dict, set, bytearray)
@@ -212,15 +212,18 @@ class Server:
         sent_args, sent_kwargs = message.get("a") or [], message.get("k") or []
         args = [self.decode(tree) for tree in sent_args]
         kwargs = {str(pair[0]): self.decode(pair[1]) for pair in sent_kwargs}
+        given = [*enumerate(args), *kwargs.items()]
+        before = {where: fingerprint(value) for where, value in given if isinstance(value, _MUTABLE)}
         result = target(*args, **kwargs)
         changed = []  # arguments the implementation changed in place go back to the judge's objects
-        for index, (value, tree) in enumerate(zip(args, sent_args)):
-            if isinstance(value, _MUTABLE) and (now := self.encode(value)) != tree:
-                changed.append([index, now])
-        for pair in sent_kwargs:
-            value = kwargs[str(pair[0])]
-            if isinstance(value, _MUTABLE) and (now := self.encode(value)) != pair[1]:
-                changed.append([str(pair[0]), now])
+        sent = {**dict(enumerate(sent_args)), **{str(pair[0]): pair[1] for pair in sent_kwargs}}
+        for where, value in given:
+            if where not in before:
+                continue
+            if before[where] is not None and fingerprint(value) == before[where]:
+                continue  # unchanged: no second encoding
+            if (now := self.encode(value)) != sent[where]:
+                changed.append([where, now])
         return result, {"wb": changed} if changed else None
 
     def call_back(self, number: int, args: tuple, kwargs: dict):

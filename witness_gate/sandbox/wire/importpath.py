@@ -11,11 +11,17 @@ import sys
 GATE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
+COMPILED: dict[str, tuple[bytes, object]] = {}  # path -> (source, code): a warm judge's property, compiled once
+
+
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
-    """Compiles the source every time: bytecode beside or under the checkout is never read or written."""
+    """Compiles the source every time (but for the same bytes a warm judge compiled): bytecode beside or under the
+    checkout is never read or written."""
 
     def get_code(self, fullname):
-        return self.source_to_code(self.get_data(self.path), self.path)
+        source = self.get_data(self.path)
+        known = COMPILED.get(self.path)
+        return known[1] if known and known[0] == source else self.source_to_code(source, self.path)
 
     def set_data(self, *args, **kwargs):
         pass

@@ -18,56 +18,35 @@ import sys
 
 from witness_gate.sandbox.wire.frames import WireFault
 
-MAX_DEPTH = 200
-MAX_NODES = 2_000_000
-DECIMAL_DIGITS = 4000  # an int past this is sent in hex, which has no conversion limit
+MAX_DEPTH = 200  # nesting; the size of a message is capped by its frame (frames.MAX_FRAME) and the side's memory
+INT_BITS = 12_000  # an int past this (about 3,600 digits) is sent in hex, which has no conversion limit
 
 
-class Nodes:
-    """The node budget of one message."""
-
-    __slots__ = ("left",)
-
-    def __init__(self, left: int = MAX_NODES) -> None:
-        self.left = left
-
-    def take(self) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise WireFault("too_large", f"a message of more than {MAX_NODES} values")
-
-
-def encode(value, other, nodes: Nodes | None = None, depth: int = 0):
+def encode(value, other, depth: int = 0):
     """The tree of `value`; `other(value, encode_inner)` encodes what is not exact builtin data."""
-    nodes = nodes or Nodes()
-    nodes.take()
-    if depth > MAX_DEPTH:
-        raise WireFault("too_large", f"a value nested more than {MAX_DEPTH} deep")
     kind = type(value)
-    if value is None or kind is bool or kind is str:
+    if kind is str or value is None or kind is bool:
         return value
     if kind is int:
-        return value if value.bit_length() < DECIMAL_DIGITS * 3 else {"I": hex(value)}
+        return value if value.bit_length() < INT_BITS else {"I": hex(value)}
     if kind is float:
         return value if math.isfinite(value) else {"F": repr(value)}
+    if depth > MAX_DEPTH:
+        raise WireFault("too_large", f"a value nested more than {MAX_DEPTH} deep")
+    depth += 1
+    if kind is list:
+        return [encode(item, other, depth) for item in value]
+    if kind is dict:
+        return {"D": [[k if type(k) is str else encode(k, other, depth), encode(v, other, depth)]
+                      for k, v in value.items()]}
+    if kind is tuple:
+        return {"T": [encode(item, other, depth) for item in value]}
 
     def inner(item):
-        return encode(item, other, nodes, depth + 1)
+        return encode(item, other, depth)
 
-    if kind is list:
-        return [inner(item) for item in value]
-    if kind is tuple:
-        return {"T": [inner(item) for item in value]}
-    if kind is dict:
-        return {"D": [[inner(k), inner(v)] for k, v in value.items()]}
     if kind is set:
         return {"S": [inner(item) for item in value]}
-    if kind is frozenset:
-        return {"Z": [inner(item) for item in value]}
-    if kind is bytes:
-        return {"B": binascii.b2a_base64(value, newline=False).decode("ascii")}
-    if kind is bytearray:
-        return {"A": binascii.b2a_base64(bytes(value), newline=False).decode("ascii")}
     if kind is complex:
         return {"C": [inner(value.real), inner(value.imag)]}
     # no such value exists before its module was imported: the standard library's own classes, by identity
@@ -126,29 +105,26 @@ def _int(value) -> int:
     return value
 
 
-def decode(tree, tags, nodes: Nodes | None = None, depth: int = 0):
+def decode(tree, tags, depth: int = 0):
     """The value of `tree`, rebuilt as exact builtin types; `tags[key](body, decode_inner)` rebuilds a side's own."""
-    nodes = nodes or Nodes()
-    nodes.take()
+    kind = type(tree)
+    if kind is str or kind is int or tree is None or kind is bool or kind is float:
+        return tree
     if depth > MAX_DEPTH:
         raise WireFault("too_large", f"a value nested more than {MAX_DEPTH} deep")
-    kind = type(tree)
-    if tree is None or kind in (bool, str, int, float):
-        return tree
-
-    def inner(item):
-        return decode(item, tags, nodes, depth + 1)
-
+    depth += 1
     if kind is list:
-        return [inner(item) for item in tree]
+        return [decode(item, tags, depth) for item in tree]
     if kind is not dict or len(tree) != 1:
         raise WireFault("malformed", "a value that is not one of the boundary's forms")
     (key, body), = tree.items()
     try:
+        if key == "D":
+            return _pairs(body, tags, depth)
         if key in _PLAIN:
-            return _PLAIN[key](body, inner)
+            return _PLAIN[key](body, lambda item: decode(item, tags, depth))
         if key in tags:
-            return tags[key](body, inner)
+            return tags[key](body, lambda item: decode(item, tags, depth))
     except (TypeError, ValueError, ArithmeticError, binascii.Error) as exc:  # decimal's errors are ArithmeticErrors
         raise WireFault("malformed", f"a {key} value that is not one ({type(exc).__name__})") from None
     raise WireFault("malformed", f"a value of the unknown form {str(key)[:20]!r}")
@@ -160,12 +136,14 @@ def _items(body) -> list:
     return body
 
 
-def _pairs(body, inner) -> dict:
+def _pairs(body, tags, depth: int) -> dict:
     out = {}
     for pair in _items(body):
         if type(pair) is not list or len(pair) != 2:
             raise TypeError("not a pair")
-        out[inner(pair[0])] = inner(pair[1])  # an unhashable key is a TypeError: malformed
+        key = pair[0]
+        # an unhashable key is a TypeError: malformed
+        out[key if type(key) is str else decode(key, tags, depth)] = decode(pair[1], tags, depth)
     return out
 
 
@@ -213,7 +191,6 @@ def _bytes(body) -> bytes:
 
 _PLAIN = {
     "T": lambda body, inner: tuple(inner(item) for item in _items(body)),
-    "D": _pairs,
     "S": lambda body, inner: {inner(item) for item in _items(body)},
     "Z": lambda body, inner: frozenset(inner(item) for item in _items(body)),
     "B": lambda body, inner: _bytes(body),
