@@ -58,7 +58,7 @@ class PropertyRunner:
 
     def __post_init__(self) -> None:
         self._own_views: Views | None = None
-        self._warm_pair = None  # (judge, subject, the judge's inbox): forks for shrink candidates
+        self._warm_pair = None  # (judge, subject, the judge's inbox, the subject's): forks for shrink candidates
         self._fixtures = 0
         self._imports: set[str] = set()  # the implementation's modules the property imports: a warm subject's
         self._standard: set[str] = set()  # the standard library's modules the property imports: a warm judge's
@@ -157,7 +157,7 @@ class PropertyRunner:
             pair = self._warm_pair or self._start_warm_pair()
             if pair is None:
                 return None
-            judge, subject, inbox = pair
+            judge, subject, inbox, _ = pair
             self._fixtures += 1
             name = f"fixture-{self._fixtures}.json"
             (inbox / name).write_bytes(canonical_bytes(payload))
@@ -194,7 +194,7 @@ class PropertyRunner:
 
     def _start_warm_pair(self):
         views = self._views()
-        inbox = self.sandbox.make_scratch()
+        inbox, empty = self.sandbox.make_scratch(), self.sandbox.make_scratch()  # the fixtures are the judge's only
         limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
         judge_env, subject_env, mounts = self._side_settings(views, inbox)
         subject_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._imports))
@@ -203,31 +203,31 @@ class PropertyRunner:
                      *(m.source for m in mounts + self._judge_mounts())):
             settle(tree)
 
-        def side(which: str, repo: Path, env: dict, mounts: tuple):
-            return lambda fd: self.sandbox.launch([*self._side(which), "--warm"], repo=repo, scratch=inbox,
+        def side(which: str, repo: Path, scratch: Path, env: dict, mounts: tuple):
+            return lambda fd: self.sandbox.launch([*self._side(which), "--warm"], repo=repo, scratch=scratch,
                                                   env={**env, "WITNESS_CONTROL": str(fd)}, limits=limits,
                                                   mounts=mounts, pass_fds=(fd,), quiet=True)
+        started = []
         try:
-            subject = ForkServer(side("subject", views.subject, subject_env, mounts))
+            started.append(ForkServer(side("subject", views.subject, empty, subject_env, mounts)))
+            started.append(ForkServer(side("judge", views.judge, inbox, judge_env, self._judge_mounts())))
         except OSError:
-            shutil.rmtree(inbox, ignore_errors=True)
+            for server in started:
+                server.close()
+            for folder in (inbox, empty):
+                shutil.rmtree(folder, ignore_errors=True)
             return None
-        try:
-            judge = ForkServer(side("judge", views.judge, judge_env, self._judge_mounts()))
-        except OSError:
-            subject.close()
-            shutil.rmtree(inbox, ignore_errors=True)
-            return None
-        self._warm_pair = (judge, subject, inbox)
+        self._warm_pair = (started[1], started[0], inbox, empty)
         return self._warm_pair
 
     def _end_warm_pair(self) -> None:
         if self._warm_pair is not None:
-            judge, subject, inbox = self._warm_pair
+            judge, subject, *folders = self._warm_pair
             self._warm_pair = None
             judge.close()
             subject.close()
-            shutil.rmtree(inbox, ignore_errors=True)
+            for folder in folders:
+                shutil.rmtree(folder, ignore_errors=True)
 
     def _side_settings(self, views: Views, inbox: Path) -> tuple[dict, dict, tuple[Mount, ...]]:
         """(the judge's environment, the subject's, the subject's mounts) of every evaluation of this property."""

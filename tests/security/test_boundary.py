@@ -215,3 +215,36 @@ def test_a_warm_pair_serves_candidates_and_says_so(checkout):
         runner.close()
     assert [(r.outcome, r.reason, r.isolation) for r in rows] == [
         ("fail", "negative", "split-cold"), ("fail", "negative", "split-warm"), ("fail", "negative", "split-warm")]
+
+
+PEEKS = '''
+import os
+
+
+def files_seen():
+    seen = []
+    for top in ("/input", "/repo", "/tmp", "/scratch"):
+        for folder, _, names in os.walk(top):
+            seen += [os.path.join(folder, name) for name in names]
+    return sorted(seen)
+'''
+
+
+def test_no_side_of_the_implementation_sees_a_fixture_or_a_property(tmp_path):
+    root = tmp_path / "peek"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "peek.py").write_text(PEEKS)
+    (root / "tests" / "properties").mkdir(parents=True)
+    (root / "tests" / "fixtures").mkdir(parents=True)
+    (root / "tests" / "fixtures" / "pinned.json").write_text('{"secret": 1}')
+    (root / "tests" / "properties" / "p.py").write_text(
+        "from peek import files_seen\n\ndef prop_sees(fixture):\n    return ' '.join(files_seen())\n")
+    runner = PropertyRunner(stage_directory(root), "tests/properties/p.py::prop_sees", "1", Sandbox("bwrap"),
+                            timeout_seconds=20)
+    try:
+        rows = [runner({"secret": 1}), runner.candidate({"secret": 1}), runner.candidate({"secret": 2})]
+    finally:
+        runner.close()
+    assert [row.isolation for row in rows] == ["split-cold", "split-warm", "split-warm"]
+    for row in rows:
+        assert row.outcome == "fail" and row.reason.split() == ["/repo/src/peek.py"], row
