@@ -17,7 +17,9 @@ from witness_gate.lock import Fixture, Lock
 from witness_gate.recordkey import RecordKey
 from witness_gate.sinks import FileSink, RecordSink
 from witness_gate.runner import Evaluation, PropertyRunner
+from witness_gate.labels import path_matches
 from witness_gate.sandbox import Sandbox
+from witness_gate.sandbox.views import Views, split_checkout
 from witness_gate.baseline import BaseCode, replay_on_base
 from witness_gate.verdict import FreezeMatch, Split, Verdict, decide_property, freeze_proposal, frozen_witness
 
@@ -78,6 +80,7 @@ class GateRun:
     record_key: RecordKey | None = None
     sink: RecordSink | None = None  # where attempts go; None: files under out_dir
     new_modules: tuple[str, ...] = ()  # top-level modules the patch adds (sandbox/names.py): never the judge's
+    _views: dict[Path, Views] | None = field(default=None, init=False, repr=False)
     # where the code under test came from (head_sha, head_tree, base_sha, the tree that ran, oracle_paths laid
     # over it from the base): what `replay` checks a reviewer's directory against and rebuilds from
     source: dict[str, Any] = field(default_factory=dict)
@@ -86,12 +89,26 @@ class GateRun:
 
     def gate(self, targets: list[PropertyTarget], pinned: Callable[[PropertyTarget], Pinned]) -> list[PropertyResult]:
         results = []
-        for index, target in enumerate(targets):
-            self.reporter.start(target, index + 1, len(targets))
-            result = self.gate_one(target, pinned(target))
-            self.reporter.finish(result)
-            results.append(result)
+        self._views = {}  # each checkout is split into the judge's and the subject's views once for every property
+        try:
+            for index, target in enumerate(targets):
+                self.reporter.start(target, index + 1, len(targets))
+                result = self.gate_one(target, pinned(target))
+                self.reporter.finish(result)
+                results.append(result)
+        finally:
+            for views in self._views.values():
+                views.remove()
+            self._views = None
         return results
+
+    def _views_of(self, checkout: Path) -> dict[str, Any]:
+        """The runner's `views` keyword: the checkout's, made once while `gate` runs; else each runner makes its own."""
+        if self._views is None or self.config.command is not None:
+            return {}
+        if checkout not in self._views:
+            self._views[checkout] = split_checkout(checkout, _matcher(oracle_paths(self.config)))
+        return {"views": self._views[checkout]}
 
     def gate_one(self, target: PropertyTarget, pinned: Pinned) -> PropertyResult:
         lock = pinned.lock
@@ -120,6 +137,7 @@ class GateRun:
                 repo=self.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command, replays=self.policy.runs,
                 oracle=oracle_paths(self.config), new_modules=self.new_modules, **setup,
+                **self._views_of(self.checkout),
             )
             try:
                 evidence = self._attempt(binding, pinned.fixture.payload, runner, notes)
@@ -179,6 +197,7 @@ class GateRun:
         base = self.make_runner(repo=code.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
                                 replays=self.policy.runs, oracle=oracle_paths(self.config),
+                                **self._views_of(code.checkout),
                                 **({"environment": code.environment, "judge_environment": code.environment}
                                    if code.environment else {}))
         try:
@@ -215,6 +234,10 @@ class GateRun:
         sink = self.sink or FileSink(self.out_dir, self.record_key)
         kept = sink.keep(result.record, witness)
         result.record_path, result.witness_path = kept.record_path, kept.witness_path
+
+
+def _matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    return lambda relpath: any(path_matches(relpath, pattern) for pattern in patterns)
 
 
 def oracle_paths(config: Config) -> tuple[str, ...]:

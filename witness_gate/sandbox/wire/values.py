@@ -1,13 +1,14 @@
 """Data across the boundary, as a JSON tree: exact builtin values are copied, everything else goes to a side's own
 `other` (a handle, a callback, an enum, a named tuple, an exception). Decoding rebuilds exact builtin types only and
-hands every other tag to the receiving side's `tags`, with caps on depth and node count.
+hands every other tag to the receiving side's `tags`, at most MAX_DEPTH deep.
 
-The tree: null, booleans, strings, finite floats and ints up to 4,000 digits are JSON's own; a list is an array; any
+The tree: null, booleans, strings, finite floats and ints of fewer than INT_BITS bits are JSON's own; a list is an array; any
 other value is an object with one key:
   T tuple, D dict (list of [key, value]), S set, Z frozenset, B bytes (base64), A bytearray (base64),
   I int (hex, when it is too long for decimal), F float that JSON has not (nan, inf, -inf), C complex [re, im],
   N Decimal (its str), Q Fraction [numerator, denominator], W date/time [kind, fields];
-  and the sides' own: H handle, K callback, E enum member, U named tuple, X exception, Y exception class.
+  and the sides' own: H handle, K callback, E enum member, G enum class, U named tuple, X exception,
+  Y exception class.
 """
 
 from __future__ import annotations
