@@ -48,6 +48,12 @@ def encode(value, other, depth: int = 0):
 
     if kind is set:
         return {"S": [inner(item) for item in value]}
+    if kind is frozenset:
+        return {"Z": [inner(item) for item in value]}
+    if kind is bytes:
+        return {"B": binascii.b2a_base64(value, newline=False).decode("ascii")}
+    if kind is bytearray:
+        return {"A": binascii.b2a_base64(bytes(value), newline=False).decode("ascii")}
     if kind is complex:
         return {"C": [inner(value.real), inner(value.imag)]}
     # no such value exists before its module was imported: the standard library's own classes, by identity
@@ -73,7 +79,9 @@ def _time_fields(value) -> list:
 
     if type(value) is datetime.timedelta:
         return ["timedelta", value.days, value.seconds, value.microseconds]
-    offset = value.utcoffset() if type(value) is not datetime.date else None
+    if type(value) is datetime.date:
+        return ["date", value.isoformat(), None, 0]
+    offset = value.utcoffset()
     if value.tzinfo is not None and (type(value.tzinfo) is not datetime.timezone or offset is None):
         raise TypeError(f"a {type(value).__name__} with a time zone other than a fixed offset")
     naive = value.replace(tzinfo=None) if value.tzinfo is not None else value
@@ -126,7 +134,8 @@ def decode(tree, tags, depth: int = 0):
             return _PLAIN[key](body, lambda item: decode(item, tags, depth))
         if key in tags:
             return tags[key](body, lambda item: decode(item, tags, depth))
-    except (TypeError, ValueError, ArithmeticError, binascii.Error) as exc:  # decimal's errors are ArithmeticErrors
+    # a body not of its form (decimal's errors are ArithmeticErrors; a missing field a KeyError or an IndexError)
+    except (TypeError, ValueError, ArithmeticError, LookupError, AttributeError, binascii.Error) as exc:
         raise WireFault("malformed", f"a {key} value that is not one ({type(exc).__name__})") from None
     raise WireFault("malformed", f"a value of the unknown form {str(key)[:20]!r}")
 
