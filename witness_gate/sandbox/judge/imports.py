@@ -8,7 +8,8 @@ import os
 import sys
 import types
 
-from witness_gate.sandbox.judge.peer import Handle, Peer
+from witness_gate.sandbox.judge.handles import Handle
+from witness_gate.sandbox.judge.peer import Peer
 
 # what the import system itself reads and writes on a module: kept here, never asked of the subject
 _LOCAL = frozenset({"__name__", "__spec__", "__loader__", "__package__", "__path__", "__file__", "__cached__",

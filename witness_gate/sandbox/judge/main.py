@@ -84,7 +84,7 @@ def _prepare() -> None:
     sys.path[:0] = [GATE]
     import witness_gate  # noqa: F401 - the gate's package, first on the path: the property's `contract`
     from witness_gate.sandbox.wire.importpath import arrange_path
-    from witness_gate.sandbox.judge import imports, peer, verdicts  # noqa: F401
+    from witness_gate.sandbox.judge import classes, handles, imports, inplace, peer, verdicts  # noqa: F401
     from witness_gate.sandbox.wire import frames, importpath  # noqa: F401
 
     for line in arrange_path(os.getcwd(), os.environ.get("WITNESS_ENV", "")):  # a trusted set-up's packages, last
@@ -96,7 +96,8 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
     import time
 
     from witness_gate.sandbox.judge.imports import SubjectModules
-    from witness_gate.sandbox.judge.peer import Peer, containers
+    from witness_gate.sandbox.judge.inplace import containers
+    from witness_gate.sandbox.judge.peer import Peer
     from witness_gate.sandbox.judge.verdicts import usable_reason, verdict_of
     from witness_gate.sandbox.wire.frames import Channel, dumps, loads
     from witness_gate.sandbox.wire.importpath import load_file, seed_random
@@ -124,7 +125,7 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
     with open(fixture, "rb") as handle:
         pinned = handle.read()
     payload = loads(pinned)
-    peer.payload_ids = frozenset(containers(payload))
+    peer.in_place.payload_ids = frozenset(containers(payload))
     seed_random(env.get("WITNESS_SEED", ""))
     try:
         module = load_file("witness_property_" + relpath.replace("/", "_").removesuffix(".py"), os.path.join(root, relpath))
@@ -147,7 +148,7 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
         _print_exception(exc)
     if peer.fault is not None:  # whatever the property made of it, a broken boundary gives no verdict
         finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
-    if peer.payload_changed and loads(pinned) != payload:
+    if peer.in_place.payload_changed and loads(pinned) != payload:
         finish("fail", "mutated_payload", "the implementation changed the pinned payload it was handed",
                peer.imported)
     if outcome == "no_verdict":

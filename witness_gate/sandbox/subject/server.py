@@ -242,7 +242,7 @@ class Server:
     def judge_exception(self, tree) -> BaseException:
         try:
             body = tree["X"]
-            described, args, message = body[0], body[1], body[2]
+            described, args = body[0], body[1]
             cls = getattr(builtins, described["b"]) if "b" in described else self.objects[described["i"]]
             exc = cls.__new__(cls)
             exc.args = tuple(self.decode(a) for a in args)
