@@ -81,6 +81,7 @@ class GateRun:
     sink: RecordSink | None = None  # where attempts go; None: files under out_dir
     new_modules: tuple[str, ...] = ()  # top-level modules the patch adds (sandbox/names.py): never the judge's
     _views: dict[Path, Views] | None = field(default=None, init=False, repr=False)
+    _properties: tuple[str, ...] = field(default=(), init=False, repr=False)
     # where the code under test came from (head_sha, head_tree, base_sha, the tree that ran, oracle_paths laid
     # over it from the base): what `replay` checks a reviewer's directory against and rebuilds from
     source: dict[str, Any] = field(default_factory=dict)
@@ -90,6 +91,7 @@ class GateRun:
     def gate(self, targets: list[PropertyTarget], pinned: Callable[[PropertyTarget], Pinned]) -> list[PropertyResult]:
         results = []
         self._views = {}  # each checkout is split into the judge's and the subject's views once for every property
+        self._properties = tuple(target.relpath for target in targets)  # the judge's, wherever they are
         try:
             for index, target in enumerate(targets):
                 self.reporter.start(target, index + 1, len(targets))
@@ -107,7 +109,7 @@ class GateRun:
         if self._views is None or self.config.command is not None:
             return {}
         if checkout not in self._views:
-            self._views[checkout] = split_checkout(checkout, _matcher(oracle_paths(self.config)))
+            self._views[checkout] = split_checkout(checkout, _matcher((*oracle_paths(self.config), *self._properties)))
         return {"views": self._views[checkout]}
 
     def gate_one(self, target: PropertyTarget, pinned: Pinned) -> PropertyResult:
