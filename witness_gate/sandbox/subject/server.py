@@ -40,6 +40,8 @@ class Server:
         self.objects: dict[int, object] = {}
         self.numbers: dict[int, int] = {}  # id(object) -> its handle
         self.last_callback = 0
+        self._tags = {"H": self._object, "K": lambda body, inner: JudgeCallable(self, int(body)),
+                      "E": self._enum_member, "U": self._named}
 
     # -- values -----------------------------------------------------------------------------------------------
     def handle(self, obj) -> int:
@@ -128,11 +130,6 @@ class Server:
     def decode(self, tree):
         return decode(tree, self._tags)
 
-    @property
-    def _tags(self):
-        return {"H": self._object, "K": lambda body, inner: JudgeCallable(self, int(body)),
-                "E": self._enum_member, "U": self._named}
-
     def _object(self, body, inner):
         number = body if type(body) is int else body[0] if type(body) is list and body else None
         if number not in self.objects:
@@ -211,18 +208,17 @@ class Server:
     def call(self, target, message):
         sent_args, sent_kwargs = message.get("a") or [], message.get("k") or []
         args = [self.decode(tree) for tree in sent_args]
-        kwargs = {str(pair[0]): self.decode(pair[1]) for pair in sent_kwargs}
-        given = [*enumerate(args), *kwargs.items()]
-        before = {where: fingerprint(value) for where, value in given if isinstance(value, _MUTABLE)}
+        kwargs = {str(pair[0]): self.decode(pair[1]) for pair in sent_kwargs} if sent_kwargs else {}
+        given = [(i, value, sent_args[i]) for i, value in enumerate(args) if isinstance(value, _MUTABLE)]
+        given += [(str(pair[0]), kwargs[str(pair[0])], pair[1]) for pair in sent_kwargs
+                  if isinstance(kwargs[str(pair[0])], _MUTABLE)]
+        before = [fingerprint(value) for _, value, _ in given]
         result = target(*args, **kwargs)
         changed = []  # arguments the implementation changed in place go back to the judge's objects
-        sent = {**dict(enumerate(sent_args)), **{str(pair[0]): pair[1] for pair in sent_kwargs}}
-        for where, value in given:
-            if where not in before:
-                continue
-            if before[where] is not None and fingerprint(value) == before[where]:
+        for (where, value, tree), print_ in zip(given, before):
+            if print_ is not None and fingerprint(value) == print_:
                 continue  # unchanged: no second encoding
-            if (now := self.encode(value)) != sent[where]:
+            if (now := self.encode(value)) != tree:
                 changed.append([where, now])
         return result, {"wb": changed} if changed else None
 

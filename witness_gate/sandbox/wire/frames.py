@@ -114,10 +114,16 @@ class Channel:
                 raise WireFault("closed", f"the peer is gone ({exc.strerror or exc})") from None
 
     def receive(self) -> object:
-        size = _LENGTH.unpack(self._exactly(4))[0]
+        data = self._pending
+        if len(data) < 4:
+            data = self._fill(data, 4)
+        size = _LENGTH.unpack_from(data)[0]
         if size > self.max_frame:
             raise WireFault("too_large", f"a frame of {size} bytes is over the cap of {self.max_frame}")
-        return loads(self._exactly(size))
+        if len(data) < 4 + size:
+            data = self._fill(data, 4 + size)
+        self._pending = data[4 + size:]
+        return loads(data[4:4 + size])
 
     def _wait(self, event: int, late: str) -> None:
         left = self.deadline - time.monotonic()
@@ -128,10 +134,10 @@ class Channel:
         if not poller.poll(min(left, 3600.0) * 1000):
             raise WireFault("timeout", late)
 
-    def _exactly(self, count: int) -> bytes:
-        """`count` bytes: what an earlier read brought first, then reads of up to 64 KiB (a message and its length
-        usually arrive in one)."""
-        data, spin_until = bytearray(self._pending), 0.0
+    def _fill(self, data: bytes, count: int) -> bytes:
+        """`data` and what reads of up to 64 KiB bring after it, until it holds `count` bytes (a message and its length
+        usually arrive in one read); a short spin before each sleep in poll."""
+        data, spin_until = bytearray(data), 0.0
         while len(data) < count:
             try:
                 chunk = os.read(self.fd, max(count - len(data), 1 << 16))
@@ -147,5 +153,4 @@ class Channel:
             if not chunk:
                 raise WireFault("closed", "the peer ended the connection")
             data += chunk
-        self._pending = bytes(data[count:])
-        return bytes(data[:count])
+        return bytes(data)
