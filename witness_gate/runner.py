@@ -211,7 +211,7 @@ class PropertyRunner:
         try:
             started.append(ForkServer(side("subject", views.subject, empty, subject_env, mounts)))
             started.append(ForkServer(side("judge", views.judge, inbox, judge_env, self._judge_mounts())))
-        except OSError:
+        except Exception:  # noqa: BLE001 - whatever stopped a warm start, the evaluations run cold
             for server in started:
                 server.close()
             for folder in (inbox, empty):

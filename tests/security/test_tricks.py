@@ -1,6 +1,8 @@
-"""The tricks that forged a pass while the oracle shared a process with the code it judged (each gave `pass` under the
-shared harness): every one now rides on a real regression and must still block, end to end through `witness-gate run`
-(local.run under bubblewrap). Nothing here recognises a trick: the boundary makes each one moot."""
+"""Tricks a patch that wants a green check plays, each riding on a real regression that must still block, end to end
+through `witness-gate run` (local.run under bubblewrap). Most forged a pass while the oracle shared a process with the
+code it judged (at af8d4db: builtins_any, read_fixture and rewrite_payload with its tamper scan on; lying_int,
+patch_code and pickle_in_data too once a spelling passed the scan); enum_dunders, warm_parent_exits and the
+StopIteration test were found by a reviewer attacking the boundary itself. Nothing here recognises a trick."""
 
 from __future__ import annotations
 
@@ -87,6 +89,40 @@ def total(order):
 ''',
     # the decimal context changed through a variable
     "decimal_context": "import decimal\n_c = decimal.getcontext()\n_c.prec = 1\n" + REGRESSION,
+    # the subject's own server patched to describe an enum whose "members" are the class's comparison methods, each a
+    # handle of the implementation's: made as sent, the judge's `<` and `==` asked the subject (found by a reviewer)
+    "enum_dunders": REGRESSION.replace("def total", "def _real_total") + '''
+import enum, sys
+
+class _Real(enum.Enum):
+    A = 1
+
+class _Lie:
+    pass
+
+_server = sys.modules.get("witness_gate.sandbox.subject.server")
+if _server is not None:
+    _other = _server.Server._other
+
+    def _lying(self, value, inner):
+        if isinstance(value, _Lie):
+            no, yes = (lambda *a, **k: False), (lambda *a, **k: True)
+            desc = {"i": self.handle(_Real), "n": "Total", "q": "Total", "m": "shop", "k": "",
+                    "v": [["__lt__", {"H": [self.handle(no), "function"]}], ["__eq__", {"H": [self.handle(yes), "f"]}],
+                          ["__bool__", {"H": [self.handle(yes), "function"]}], ["A", 1]]}
+            return {"E": [self.handle(_Real.A), desc, "A"]}
+        return _other(self, value, inner)
+
+    _server.Server._other = _lying
+
+
+def total(order):
+    _real_total(order)
+    return _Lie()
+''',
+    # the warm subject's parent ended as it imported the implementation: the gate itself crashed with no record
+    "warm_parent_exits": "import os, sys\nif os.environ.get('WITNESS_CONTROL') and sys.argv[1:] == ['--warm']:\n"
+                         "    os._exit(0)\n" + REGRESSION,
 }
 EXTRA = {
     "pickle_in_data": {"src/data.json": None},  # filled below: a protocol-0 pickle that runs code when loaded
@@ -117,7 +153,9 @@ def test_a_trick_that_forged_a_pass_in_one_process_blocks_across_the_boundary(gi
     files = {"src/shop.py": TRICKS.get(trick, REGRESSION), **EXTRA.get(trick, {})}
     [result] = gate(_repo(git_repo, files), tmp_path / "out").results
     assert result.verdict.label == "regression", (result.verdict, result.notes)
-    assert result.record["reason"] in ("negative-total", "mutated_payload"), result.record["reason"]
+    assert result.record_path.is_file()
+    assert result.record["reason"] in ("negative-total", "mutated_payload") or (
+        trick == "enum_dunders" and result.record["reason"].startswith("raise:TypeError@")), result.record["reason"]
     assert {row["isolation"] for row in result.record["first_runs"]} == {"split-cold"}  # a pass could only come cold
 
 
@@ -158,3 +196,30 @@ def test_a_module_the_patch_adds_under_an_installed_package_s_name_never_answers
     git_repo.commit({"src/shop.py": REGRESSION, "src/yaml.py": "def safe_load(text):\n    return [-2]\n"}, "patch")
     [result] = gate(git_repo, tmp_path / "out").results
     assert result.verdict.label == "regression", result.verdict
+
+
+MAP_PROPS = '''
+from shop import total
+from witness_gate import contract
+
+
+@contract(invariant="no order has a negative total", domain="orders")
+def prop_total_non_negative(fixture):
+    for value in map(total, fixture["orders"]):
+        if value < 0:
+            return "negative-total"
+    return True
+'''
+STOPS = REGRESSION.replace("def total", "def _real") + "def total(order):\n    if _real(order) < 0:\n" \
+    "        raise StopIteration\n    return _real(order)\n"
+
+
+def test_a_stop_iteration_raised_by_a_call_cannot_end_the_property_s_loop(git_repo, tmp_path):
+    git_repo.commit({".witness.yml": "version: 1\npolicy:\n  runs: 3\n", "src/shop.py": TOTAL,
+                     "tests/properties/test_shop.py": MAP_PROPS,
+                     "tests/fixtures/prop_total_non_negative.json": FIXTURE}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/shop.py": STOPS}, "patch")
+    [result] = gate(git_repo, tmp_path / "out").results
+    assert result.verdict.label == "regression", result.verdict
+    assert result.record["reason"] == "raise:RuntimeError@src/shop.py:5", result.record["reason"]  # the raise

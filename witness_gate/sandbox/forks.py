@@ -31,10 +31,9 @@ class ForkServer:
             ready = self.control.recv(6) == b"ready\n"
         except OSError:
             ready = False
-        if not ready:
+        if not ready:  # what it said is drained and dropped (processes.spawn, quiet): its evaluations run cold
             self.close()
-            raise OSError(f"a warm parent did not start: {self.proc.stderr.read1(2000).decode(errors='replace')}"
-                          if self.proc.stderr else "a warm parent did not start")
+            raise OSError("a warm parent did not start")
 
     def fork(self, message: dict, fds: list[int]) -> None:
         socket.send_fds(self.control, [json.dumps(message).encode()], fds)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from witness_gate.sandbox.wire.forms import MAX_TEXT, is_name, is_where
 from witness_gate.sandbox.wire.frames import dumps
+from witness_gate.sandbox.wire.values import plain
 
 
 class Classes:
@@ -23,7 +24,12 @@ class Classes:
             import enum
 
             desc = body
-            members = [(str(name), inner(value)) for name, value in desc["v"]]
+            members = [(name, inner(value)) for name, value in desc["v"]]
+            # only a member's name and data go into the class: a name Enum would take as an attribute of the class
+            # (`__lt__`, `_missing_`) or a value that is not plain data (a handle) would let the subject answer the
+            # class's comparisons, so such an enum is not made here (its members stay in the subject)
+            if not all(is_name(name) and not name.startswith("_") and plain(value) for name, value in members):
+                raise ValueError("an enum whose members are not names and data")
             mixin = {"int": enum.IntEnum, "str": None, "flag": enum.Flag, "intflag": enum.IntFlag}.get(desc["k"], None)
             base = mixin or enum.Enum
             options = {"type": str} if desc["k"] == "str" else {}

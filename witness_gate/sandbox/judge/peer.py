@@ -65,7 +65,7 @@ class Peer:
                 message["key"] = self.encode(key)
             if v is not _MISSING:
                 message["v"] = self.encode(v)
-            return self._result(self._exchange(message))
+            return self._result(self._exchange(message), op)
         finally:
             self._end_scope()
 
@@ -111,11 +111,17 @@ class Peer:
             self.fault = self.fault or fault
             raise self.fault from None
 
-    def _result(self, reply: dict):
+    def _result(self, reply: dict, op: str = ""):
         if "err" in reply:
             error = self.decode(reply["err"])
             if not isinstance(error, BaseException):
                 raise WireFault("malformed", "an error that is not an exception")
+            if op != "next" and isinstance(error, (StopIteration, StopAsyncIteration)):
+                # only `next` may end an iteration: raised by anything else it would end the property's own loop
+                # silently (`for v in map(f, xs)`), so it arrives as PEP 479 has it in a generator
+                stopped = RuntimeError(f"the implementation raised {type(error).__name__} outside iteration")
+                stopped.__witness_where__ = getattr(error, "__witness_where__", None)
+                raise stopped from error
             raise error
         return self.decode(reply["ok"])
 
