@@ -11,6 +11,9 @@ from witness_gate.sandbox.wire.frames import dumps
 from witness_gate.sandbox.wire.values import plain
 
 
+MAX_MEMBERS = 1000
+
+
 class Classes:
     """The judge's classes for one evaluation; `handle` names an object that stays in the subject."""
 
@@ -24,6 +27,8 @@ class Classes:
             import enum
 
             desc = body
+            if len(desc["v"]) > MAX_MEMBERS:  # Enum's own build is quadratic in unhashable values
+                raise ValueError("an enum of too many members")
             members = [(name, inner(value)) for name, value in desc["v"]]
             # only a member's name and data go into the class: a name Enum would take as an attribute of the class
             # (`__lt__`, `_missing_`) or a value that is not plain data (a handle) would let the subject answer the
