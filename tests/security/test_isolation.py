@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewcases import gate
+from endtoend import gate
 
 CONFIG = '''version: 1
 properties:

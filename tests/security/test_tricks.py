@@ -11,7 +11,7 @@ import pickle
 
 import pytest
 
-from reviewcases import gate
+from endtoend import gate
 
 TOTAL = "def total(order):\n    return sum(max(0, line['qty']) * line['price'] for line in order['lines'])\n"
 REGRESSION = "def total(order):\n    return sum(line['qty'] * line['price'] for line in order['lines'])\n"
