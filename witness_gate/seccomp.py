@@ -12,9 +12,6 @@
 - the kernel keyring (`add_key`, `request_key`, `keyctl`) is shared by every evaluation of the
   sandbox uid, so a key left by one is seen (or counted) by the next: it fails with EPERM.
 - every call of a foreign ABI (x32, i386 on x86_64) fails with EPERM.
-- under the warm start, where the evaluations of a series share one IPC namespace, System V message
-  queues and semaphores (`msgget`, `semget`) and POSIX message queues (`mq_open`), which outlive the
-  process that made them, fail with EPERM: nothing of one evaluation waits there for the next.
 Everything else goes through. bubblewrap loads it with `--seccomp FD` just before it starts the
 process.
 """
@@ -42,8 +39,6 @@ REFUSED = {
                              "cachestat": 451, "memfd_create": 279, "memfd_secret": 447, "statx": 291,
                              "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
 }
-WARM_REFUSED = {"x86_64": {"semget": 64, "msgget": 68, "mq_open": 240},
-                "aarch64": {"mq_open": 180, "msgget": 186, "semget": 190}}
 ERRNO = {name: errno.ENOSYS for name in ("statx", "io_uring_setup", "io_uring_enter", "io_uring_register",
                                           "mincore", "readahead", "fadvise64", "preadv2", "pwritev2",
                                           "cachestat")}  # the rest: EPERM
@@ -53,14 +48,13 @@ def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def program(machine: str | None = None, warm: bool = False) -> bytes | None:
-    """The compiled filter for this machine (`warm`: for a series sharing one sandbox), or None where the
+def program(machine: str | None = None) -> bytes | None:
+    """The compiled filter for this machine, or None where the
     syscall numbers are not known here."""
     machine = machine or platform.machine()
     if machine not in REFUSED:
         return None
     arch, calls = REFUSED[machine]
-    calls = {**calls, **(WARM_REFUSED[machine] if warm else {})}
     deny = _ERRNO | errno.EPERM
     ops = [_op(_LD_ABS_W, _ARCH), _op(_JEQ, arch, 1, 0), _op(_RET, deny), _op(_LD_ABS_W, _NR)]
     if machine == "x86_64":
