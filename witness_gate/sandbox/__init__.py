@@ -60,7 +60,9 @@ class Limits:
     memory_bytes: int = 2 * 1024**3
     file_bytes: int = 64 * 1024**2
     open_files: int = 256
-    processes: int = 64  # per sandbox uid; enforced only when the gate runs as root and drops to it
+    # per sandbox uid, counted over every sandbox of that uid at once (each evaluation is two; a warm pair, replays at
+    # once and an App worker's jobs add theirs); enforced only when the gate runs as root and drops to it
+    processes: int = 256
     output_bytes: int = 1024**2  # per stream; more is a transport fault
     space_bytes: int = 256 * 1024**2  # each of /tmp and /scratch, memory-backed: many files cannot fill a disk
 
