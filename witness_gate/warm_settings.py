@@ -1,5 +1,5 @@
 """How evaluations of one series are started, read once where a runner is built: how many replays run at
-once (WITNESS_PARALLEL) and whether a series forks its evaluations from a warm parent (WITNESS_WARM)."""
+once (WITNESS_PARALLEL) and whether shrink candidates fork from warm parents of both sides (WITNESS_WARM)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from witness_gate.staging import SandboxUnavailable
 
 PARALLEL_ENV = "WITNESS_PARALLEL"
 WARM_ENV = "WITNESS_WARM"
-WARM_DEFAULT = True  # WITNESS_WARM=off starts every evaluation cold (docs/SECURITY.md, "The warm start")
+WARM_DEFAULT = True  # WITNESS_WARM=off starts shrink candidates cold too (docs/SECURITY.md, "The boundary")
 
 
 class SettingError(SandboxUnavailable):
@@ -23,23 +23,6 @@ def cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
-
-
-def cores_from_here() -> tuple[int, ...]:
-    """The cores this process may run on, starting with the one this thread runs on now and going round: a series
-    that replays at once binds its parents to them in turn, so the series of two workers start on the cores the
-    scheduler gave their threads rather than all on the first."""
-    try:
-        allowed = sorted(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return ()
-    try:
-        with open("/proc/thread-self/stat", "rb") as handle:
-            here = int(handle.read().rpartition(b")")[2].split()[36])  # field 39, `processor`
-    except (OSError, ValueError, IndexError):
-        here = allowed[0]
-    first = allowed.index(here) if here in allowed else 0
-    return tuple(allowed[first:] + allowed[:first])
 
 
 def parallel_from_environment(environ: Mapping[str, str] | None = None) -> int:
@@ -59,6 +42,6 @@ def warm_from_environment(environ: Mapping[str, str] | None = None) -> bool:
     if not raw:
         return WARM_DEFAULT
     if raw not in ("on", "off", "1", "0"):
-        raise SettingError(f"{WARM_ENV} must be on or off (fork each evaluation of a series from a warm parent), "
+        raise SettingError(f"{WARM_ENV} must be on or off (fork shrink candidates from warm parents), "
                            f"not {raw!r}")
     return raw in ("on", "1")

@@ -8,7 +8,6 @@ import os
 import sys
 import types
 
-from witness_gate.sandbox.judge.handles import Handle
 from witness_gate.sandbox.judge.peer import Peer
 
 # what the import system itself reads and writes on a module: kept here, never asked of the subject
@@ -69,7 +68,3 @@ def _in_view(root: str, name: str) -> bool:
     """Whether the judge's view of the checkout has a module of that name itself (an oracle file wins)."""
     return any(os.path.exists(os.path.join(folder, name + ".py")) or os.path.isdir(os.path.join(folder, name))
                for folder in (root, os.path.join(root, "src")))
-
-
-def is_implementation(value) -> bool:
-    return isinstance(value, (Handle, ProxyModule))
