@@ -45,7 +45,7 @@ class Peer:
 
     # -- requests ---------------------------------------------------------------------------------------------
     def import_module(self, name: str) -> tuple[Handle, str, bool]:
-        reply = self._request({"op": "import", "name": name}, ())
+        reply = self._exchange({"op": "import", "name": name})  # lends no callable: no scope to end
         module = self._result(reply)
         if not isinstance(module, Handle):
             raise WireFault("unexpected", f"the import of {name} did not give a module")
@@ -77,13 +77,6 @@ class Peer:
             reply = self._exchange(message)
             self.in_place.apply(reply.get("wb"), args, kwargs)
             return self._result(reply)
-        finally:
-            self._end_scope()
-
-    def _request(self, message: dict, args) -> dict:
-        self.scopes.append([])
-        try:
-            return self._exchange(message)
         finally:
             self._end_scope()
 
