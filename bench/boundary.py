@@ -2,9 +2,10 @@
 
     python bench/boundary.py [--quick] [--baseline REF]
 
-1. A cold evaluation across the boundary (judge and subject, two bubblewrap sandboxes) against the same property in
-   one sandboxed process (the shape every evaluation had before the boundary: a harness importing the property and
-   the implementation together), alternating, medians.
+1. A cold evaluation across the boundary against the same property in one sandboxed process (the shape every
+   evaluation had before the boundary: a harness importing the property and the implementation together),
+   alternating, medians: as a series has it (a subject booted for it alone while the last one ran, a judge forked
+   from the warm judge parent), and from nothing (both sides started for it, as with WITNESS_WARM=off).
 2. A call with small data across the boundary (the judge's Peer to a subject Server in another process) against a bare
    ping-pong of the same bytes over the same kind of socket, medians per call.
 3. Unless --quick: the bundled example's whole `witness-gate run` against the same run of the gate at REF (default:
@@ -50,7 +51,7 @@ def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def cold_evaluations(repeats: int) -> tuple[float, float]:
+def cold_evaluations(repeats: int) -> tuple[float, float, float]:
     source = Path(tempfile.mkdtemp(prefix="bench-boundary-"))
     (source / "src").mkdir()
     (source / "tests" / "properties").mkdir(parents=True)
@@ -59,19 +60,23 @@ def cold_evaluations(repeats: int) -> tuple[float, float]:
     repo = stage_directory(source)
     sandbox = Sandbox("bwrap")
     split = PropertyRunner(repo, "tests/properties/test_shop.py::prop_total", "1", sandbox, timeout_seconds=30)
+    fresh = PropertyRunner(repo, "tests/properties/test_shop.py::prop_total", "1", sandbox, timeout_seconds=30,
+                           warm=False)
     shared = PropertyRunner(repo, "prop_total", "1", sandbox, timeout_seconds=30,
                             command=(sandbox.python, "-P", "-s", "-B", "-c", SHARED))
-    for runner in (split, shared):
+    runners = (("split", split), ("fresh", fresh), ("shared", shared))
+    for _, runner in runners:
         row = runner(PAYLOAD)
-        assert row.outcome == "pass", row
-    times: dict[str, list[float]] = {"split": [], "shared": []}
-    for _ in range(repeats):  # alternating, so both see the same machine
-        for name, runner in (("split", split), ("shared", shared)):
+        assert row.outcome == "pass" and row.isolation in ("split-cold", "shared"), row
+    times: dict[str, list[float]] = {name: [] for name, _ in runners}
+    for _ in range(repeats):  # alternating, so all see the same machine
+        for name, runner in runners:
             started = time.perf_counter()
             runner(PAYLOAD)
             times[name].append(time.perf_counter() - started)
-    split.close()
-    return median_ms(times["split"]), median_ms(times["shared"])
+    for _, runner in runners:
+        runner.close()
+    return median_ms(times["split"]), median_ms(times["fresh"]), median_ms(times["shared"])
 
 
 def _child(serve) -> tuple[int, socket.socket]:
@@ -159,9 +164,11 @@ def main() -> int:
     parser.add_argument("--baseline", default=BASELINE, help="the gate to compare the example's run with")
     parser.add_argument("--rounds", type=int, default=3, help="example runs of each gate")
     args = parser.parse_args()
-    split, shared = cold_evaluations(5 if args.quick else 40)
+    split, fresh, shared = cold_evaluations(5 if args.quick else 40)
     print(f"RESULT cold evaluation: split = {split:.1f} ms, one process = {shared:.1f} ms, "
           f"ratio = {split / shared:.2f}x (target <= 1.2x)")
+    print(f"RESULT cold evaluation from nothing (both sides started for it): {fresh:.1f} ms, "
+          f"ratio = {fresh / shared:.2f}x")
     boundary, bare = small_calls(200 if args.quick else 5000)
     print(f"RESULT small call: across the boundary = {boundary:.1f} us, bare ping-pong = {bare:.1f} us, "
           f"ratio = {boundary / bare:.2f}x (target <= 2x)")

@@ -169,10 +169,13 @@ def tree_digest(root: Path) -> str:
 
 
 def daemons() -> list[int]:
+    """Processes named DAEMON of this test worker's sandbox uid (another worker's are its own)."""
+    uid = Sandbox("bwrap").identity.uid
     found = []
     for entry in os.listdir("/proc"):
         try:
-            if entry.isdigit() and Path(f"/proc/{entry}/comm").read_text().strip() == DAEMON:
+            if (entry.isdigit() and Path(f"/proc/{entry}/comm").read_text().strip() == DAEMON
+                    and (uid is None or os.stat(f"/proc/{entry}").st_uid == uid)):
                 found.append(int(entry))
         except OSError:
             pass
@@ -200,12 +203,31 @@ def test_nothing_gets_out(hostile, listener, name, monkeypatch):
     }
     runner = PropertyRunner(checkout, f"tests/properties/test_hostile.py::{name}", "1", Sandbox("bwrap"),
                             timeout_seconds=4, limits=Limits(file_bytes=64 * 1024**2))
-    result = runner(payload)
+    try:
+        result = runner(payload)
+    finally:
+        runner.close()  # the sides it keeps between evaluations end with it: what is left is the property's
     assert result.outcome in ("pass", "transport"), (result.reason, result.detail[-500:])
     assert reached == [], f"{name} reached the host listener"
     assert tree_digest(checkout) == before, f"{name} changed the checkout"
     assert daemons() == [], f"{name} left a process running"
     assert secret.read_text().startswith("-----BEGIN")
+
+
+def test_a_daemon_a_property_leaves_ends_with_its_evaluation_while_the_runner_goes_on(hostile):
+    """A judge is forked from a warm parent that outlives each evaluation: a daemon a property started lived on in
+    that parent's sandbox (the cold judge's sandbox had taken it along). The parent now reaps and kills it before it
+    reports the evaluation's end."""
+    checkout, _ = hostile
+    runner = PropertyRunner(checkout, "tests/properties/test_hostile.py::prop_leaves_a_daemon", "1",
+                            Sandbox("bwrap"), timeout_seconds=10)
+    try:
+        for _ in range(2):
+            row = runner({"daemon_name": DAEMON})
+            assert (row.outcome, row.isolation) == ("pass", "split-cold"), row.detail
+            assert daemons() == []
+    finally:
+        runner.close()
 
 
 def test_the_gate_is_healthy_after_the_hostile_suite(hostile):

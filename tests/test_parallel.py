@@ -77,3 +77,16 @@ def test_an_evaluation_ending_in_another_thread_leaves_a_running_one_alone(repo)
     worker.join()
     assert result["slow"].outcome == "pass", result["slow"]
 
+
+
+@needs_bwrap
+def test_sides_started_from_a_replay_thread_outlive_it(repo):
+    """bubblewrap's --die-with-parent ends a sandbox with the *thread* that started it: a warm judge first started by
+    one replay of a series at once died with that replay's thread, and the next series lost a row to it."""
+    runner = PropertyRunner(repo, "p.py::prop_quick", "1", Sandbox("bwrap"), timeout_seconds=20, parallel=2)
+    try:
+        for _ in range(3):  # each series' threads end before the next series starts
+            _, rows = replay_frozen({}, {}, "-", runner, Policy(runs=4))
+            assert [(row.outcome, row.isolation) for row in rows] == [("pass", "split-cold")] * 4, rows
+    finally:
+        runner.close()

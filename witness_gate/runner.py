@@ -1,5 +1,7 @@
 """Evaluating one property: the judge and the subject in two sandboxes (a Python property), or a runner-protocol
-command in one (`isolation: shared`). Each call is one evaluation; `candidate` may fork both sides warm."""
+command in one (`isolation: shared`). Each call is one evaluation with a subject of its own (split-cold: booted for it
+alone, ahead of it, while the last one ran; the judge forked from a warm parent that holds only the gate and the
+standard library); `candidate` may fork the subject warm too (split-warm)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,11 @@ import math
 import os
 import shutil
 import socket
+import subprocess
 import threading
 import time
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +25,7 @@ from witness_gate.evaluation import Evaluation, verdict_of_judge, verdict_of_pro
 from witness_gate.labels import path_matches
 from witness_gate.processes import Finished, collect_pair
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
-from witness_gate.sandbox.forks import ForkServer, read_until_closed
+from witness_gate.sandbox.forks import Ahead, ForkServer, end_process, read_until_closed
 from witness_gate.sandbox.views import Views, split_checkout
 from witness_gate.staging import mark_fixed
 from witness_gate.warm_settings import parallel_from_environment, warm_from_environment
@@ -33,8 +37,49 @@ def hash_seed(seed: str) -> str:
 
 
 @dataclass
+class _Sides:
+    """What a runner keeps running between its evaluations (its warm parents, each with its scratch folder; the
+    subjects started ahead); ended by `close`, which the runner's own end calls too."""
+
+    judge: tuple[ForkServer, Path] | None = None  # the warm judge parent and its inbox (the fixtures)
+    subject: tuple[ForkServer, Path] | None = None  # the warm subject parent: shrink candidates only
+    ahead: Ahead | None = None  # cold subjects started before their evaluation
+    empty: Path | None = None  # their /input
+    starter: ThreadPoolExecutor | None = None  # the one thread that starts the warm parents
+
+    def end(self, which: str) -> None:
+        side = getattr(self, which)
+        if side is not None:
+            setattr(self, which, None)
+            side[0].close()
+            shutil.rmtree(side[1], ignore_errors=True)
+
+    def close(self) -> None:
+        self.end("judge")
+        self.end("subject")
+        ahead, self.ahead = self.ahead, None
+        if ahead is not None:
+            ahead.close()
+        if self.empty is not None:
+            shutil.rmtree(self.empty, ignore_errors=True)
+            self.empty = None
+        if self.starter is not None:
+            self.starter.shutdown(wait=False)  # it may be the very thread a collected runner ends on
+            self.starter = None
+
+
+def _alive(method: weakref.WeakMethod):
+    """The method, while its runner lives."""
+    bound = method()
+    if bound is None:
+        raise OSError("the runner has ended")
+    return bound
+
+
+@dataclass
 class PropertyRunner:
-    """Evaluates one property of one checkout; every call of it is cold (judge and subject started anew)."""
+    """Evaluates one property of one checkout: every call of it has a subject of its own (split-cold); `candidate`
+    may fork one from a warm subject (split-warm)."""
 
     repo: Path
     selector: str  # <relpath>::<function>
@@ -49,7 +94,9 @@ class PropertyRunner:
     # replays at once (attempt._replay); without bubblewrap's pid namespace an orphan cannot be told to
     # belong to one evaluation or another, so there they run one after another
     parallel: int = field(default_factory=parallel_from_environment)
-    warm: bool = field(default_factory=warm_from_environment)  # shrink candidates forked from warm parents
+    # sides started ahead: a warm judge parent, subjects booted before their evaluation, and a warm subject parent
+    # for shrink candidates; off, both sides of every evaluation start for it
+    warm: bool = field(default_factory=warm_from_environment)
     replays: int = 5  # a witness's replays (policy.runs)
     # the oracle's paths (patterns as in .witness.yml): the judge sees only these, the subject everything else
     oracle: tuple[str, ...] = Config().oracle_patterns
@@ -58,9 +105,12 @@ class PropertyRunner:
 
     def __post_init__(self) -> None:
         self._own_views: Views | None = None
-        self._warm_pair = None  # (judge, subject, the judge's inbox, the subject's): forks for shrink candidates
+        self._sides = _Sides()
+        weakref.finalize(self, self._sides.close)  # a runner nobody closed leaves no sandbox running
+        self._judge_told: set[str] = set()  # the standard modules the warm judge parent was asked to import
+        self._judge_failed = False  # a judge parent that would not start is not tried again
         self._fixtures = 0
-        self._imports: set[str] = set()  # the implementation's modules the property imports: a warm subject's
+        self._imports: set[str] = set()  # the implementation's modules the property imports: a subject's first
         self._standard: set[str] = set()  # the standard library's modules the property imports: a warm judge's
         if self.sandbox.mode != "bwrap":
             self.parallel = 1
@@ -80,8 +130,8 @@ class PropertyRunner:
         return ""
 
     def close(self) -> None:
-        """End the warm parents, and the views this runner made for itself."""
-        self._end_warm_pair()
+        """End the sides started ahead, and the views this runner made for itself."""
+        self._sides.close()  # not under the runner's lock: the thread starting subjects ahead may be waiting on it
         if self._own_views is not None:
             self._own_views.remove()
             self._own_views = None
@@ -96,9 +146,16 @@ class PropertyRunner:
                 weakref.finalize(self, self._own_views.remove)
         return self.views
 
+    @property
+    def _forks(self) -> bool:
+        """Whether sides may be started ahead (a warm judge, subjects booted early): bubblewrap, warm start on."""
+        return self.command is None and self.warm and self.sandbox.mode == "bwrap"
+
     def evaluate(self, payload: Any) -> Evaluation:
+        """A row that may decide anything: its subject ran no earlier evaluation (split-cold)."""
         if self.command is None:
-            return self._evaluate_split(payload)
+            row = self._evaluate_ahead(payload) if self._forks else None
+            return row if row is not None else self._evaluate_split(payload)
         scratch = self.sandbox.make_scratch()
         try:
             return self._evaluate_command(scratch, payload)
@@ -106,7 +163,8 @@ class PropertyRunner:
             shutil.rmtree(scratch, ignore_errors=True)
 
     def _evaluate_split(self, payload: Any) -> Evaluation:
-        """The property in a judge, the implementation in a subject of its own, started cold, talking over a socket."""
+        """The property in a judge, the implementation in a subject of its own, both started cold for this
+        evaluation alone, talking over a socket (without bubblewrap, or when nothing could be started ahead)."""
         views = self._views()
         inbox, empty = self.sandbox.make_scratch(), self.sandbox.make_scratch()
         judge_end, subject_end = socket.socketpair()
@@ -114,7 +172,6 @@ class PropertyRunner:
             (inbox / "fixture.json").write_bytes(canonical_bytes(payload))
             judge_env, subject_env, mounts = self._side_settings(views, inbox)
             judge_mounts = self._judge_mounts()
-            limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
             subject_env["WITNESS_WIRE"] = str(subject_end.fileno())
             judge_env.update(WITNESS_WIRE=str(judge_end.fileno()),
                              WITNESS_FIXTURE=self.sandbox.scratch_path(inbox, "fixture.json"))
@@ -123,111 +180,189 @@ class PropertyRunner:
                 settle(tree)
             deadline = time.monotonic() + self.timeout_seconds + 1
             subject = self.sandbox.launch(self._side("subject"), repo=views.subject, scratch=empty, env=subject_env,
-                                          limits=limits, mounts=mounts, pass_fds=(subject_end.fileno(),))
+                                          limits=self._limits(), mounts=mounts, pass_fds=(subject_end.fileno(),))
             subject_end.close()
             try:
                 judge = self.sandbox.launch(self._side("judge"), repo=views.judge, scratch=inbox, env=judge_env,
-                                            limits=limits, mounts=judge_mounts, pass_fds=(judge_end.fileno(),))
+                                            limits=self._limits(), mounts=judge_mounts,
+                                            pass_fds=(judge_end.fileno(),))
             except BaseException:
-                subject.kill()
+                end_process(subject)
                 raise
             judge_end.close()
             ended, other = collect_pair(judge, subject, deadline, self.limits.output_bytes)
-            row = verdict_of_judge(self.sandbox.ended(ended), other, "split-cold")
-            self._imports.update(row.imports)
-            self._standard.update(row.standard)
-            return row
+            return self._learn(verdict_of_judge(self.sandbox.ended(ended), other, "split-cold"))
         finally:
             judge_end.close()
             subject_end.close()
             shutil.rmtree(inbox, ignore_errors=True)
             shutil.rmtree(empty, ignore_errors=True)
 
+    def _evaluate_ahead(self, payload: Any) -> Evaluation | None:
+        """A cold row at a warm start's cost: a subject booted for this evaluation alone while the last one ran, and a
+        judge forked from the warm judge parent (which holds only the gate and the standard library)."""
+        judge = self._judge_server()
+        if judge is None:
+            return None
+        with self._lock:
+            if self._sides.ahead is None:  # its thread holds the runner weakly: a runner nobody closed is collected
+                start = weakref.WeakMethod(self._start_subject)
+                self._sides.ahead = Ahead(lambda fd: _alive(start)(fd), max(2, self.parallel))
+            ahead = self._sides.ahead
+        try:
+            subject, judge_end = ahead.take()
+        except OSError:
+            return None
+        try:
+            stderr = os.dup(subject.stderr.fileno())
+            return self._fork_judge(judge, payload, judge_end, stderr, "split-cold")
+        finally:
+            ahead.done(subject)
+
     def candidate(self, payload: Any) -> Evaluation:
         """A shrink candidate: forked from warm parents of both sides when they can be had (split-warm: a subject that
         ran earlier evaluations, so such a row never decides a pass), else cold."""
-        if self.command is None and self.warm and self.sandbox.mode == "bwrap":
-            row = self._evaluate_split_warm(payload)
-            if row is not None:
-                return row
-        return self.evaluate(payload)
+        row = self._evaluate_split_warm(payload) if self._forks else None
+        return row if row is not None else self.evaluate(payload)
 
     def _evaluate_split_warm(self, payload: Any) -> Evaluation | None:
-        with self._lock:
-            pair = self._warm_pair or self._start_warm_pair()
-            if pair is None:
+        with self._lock:  # one candidate at a time: the warm subject parent serves one child
+            judge = self._judge_server()
+            server = self._subject_server() if judge is not None else None
+            if server is None:
                 return None
-            judge, subject, inbox, _ = pair
-            self._fixtures += 1
-            name = f"fixture-{self._fixtures}.json"
-            (inbox / name).write_bytes(canonical_bytes(payload))
             judge_end, subject_end = socket.socketpair()
-            verdict_r, verdict_w = os.pipe()
-            judge_r, judge_w = os.pipe()
             subject_r, subject_w = os.pipe()
-            started = time.monotonic()
             try:
-                subject.fork({}, [subject_end.fileno(), subject_w])
-                judge.fork({"fixture": self.sandbox.scratch_path(inbox, name)},
-                           [judge_end.fileno(), verdict_w, judge_w])
+                server.fork({}, [subject_end.fileno(), subject_w])
             except OSError:
-                for fd in (verdict_r, judge_r, subject_r):
-                    os.close(fd)
-                self._end_warm_pair()
+                judge_end.close()
+                os.close(subject_r)
+                self._end_subject()
                 return None
             finally:
-                for end in (judge_end, subject_end):
-                    end.close()
-                for fd in (verdict_w, judge_w, subject_w):
-                    os.close(fd)
-            deadline = started + self.timeout_seconds + 1
-            out, fault = read_until_closed({"verdict": verdict_r, "judge": judge_r, "subject": subject_r}, deadline,
-                                           self.limits.output_bytes, until=("verdict", "judge"))
-            code = None if fault else judge.exit_code(deadline)
-            (inbox / name).unlink(missing_ok=True)
-            seconds = time.monotonic() - started
-            if code is None:  # a child that overran or went silent: the pair goes, the next candidate starts anew
-                self._end_warm_pair()
-            judge_done = Finished(out["verdict"], out["judge"], fault or (None if code is not None else "no_verdict"),
-                                  code if code is not None else 3, seconds)
-            return verdict_of_judge(judge_done, Finished(b"", out["subject"], None, 0, seconds), "split-warm")
+                subject_end.close()
+                os.close(subject_w)
+            row = self._fork_judge(judge, payload, judge_end, subject_r, "split-warm")
+            if row is not None and row.outcome == "transport" and row.reason == "timeout":
+                self._end_subject()  # a child that overran: the next candidate's subject starts anew
+            return row
 
-    def _start_warm_pair(self):
-        views = self._views()
-        inbox, empty = self.sandbox.make_scratch(), self.sandbox.make_scratch()  # the fixtures are the judge's only
-        limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
-        judge_env, subject_env, mounts = self._side_settings(views, inbox)
-        subject_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._imports))
-        judge_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._standard))
-        for tree in (views.judge, views.subject, stage_root() / "gate", inbox,
-                     *(m.source for m in mounts + self._judge_mounts())):
-            settle(tree)
-
-        def side(which: str, repo: Path, scratch: Path, env: dict, mounts: tuple):
-            return lambda fd: self.sandbox.launch([*self._side(which), "--warm"], repo=repo, scratch=scratch,
-                                                  env={**env, "WITNESS_CONTROL": str(fd)}, limits=limits,
-                                                  mounts=mounts, pass_fds=(fd,), quiet=True)
-        started = []
-        try:
-            started.append(ForkServer(side("subject", views.subject, empty, subject_env, mounts)))
-            started.append(ForkServer(side("judge", views.judge, inbox, judge_env, self._judge_mounts())))
-        except Exception:  # noqa: BLE001 - whatever stopped a warm start, the evaluations run cold
-            for server in started:
-                server.close()
-            for folder in (inbox, empty):
-                shutil.rmtree(folder, ignore_errors=True)
+    def _fork_judge(self, judge: ForkServer, payload: Any, judge_end: socket.socket, subject_stderr: int,
+                    isolation: str) -> Evaluation | None:
+        """One evaluation by a child of the warm judge parent, talking to a subject on `judge_end` whose stderr is
+        `subject_stderr` (both closed here). None when the parent is gone: the caller evaluates cold."""
+        with self._lock:
+            self._fixtures += 1
+            seq = self._fixtures
+            news = sorted(self._standard - self._judge_told)
+            self._judge_told.update(news)
+            inbox = self._sides.judge[1] if self._sides.judge is not None else None
+        if inbox is None:
+            judge_end.close()
+            os.close(subject_stderr)
             return None
-        self._warm_pair = (started[1], started[0], inbox, empty)
-        return self._warm_pair
+        name = f"fixture-{seq}.json"
+        (inbox / name).write_bytes(canonical_bytes(payload))
+        verdict_r, verdict_w = os.pipe()
+        judge_r, judge_w = os.pipe()
+        started = time.monotonic()
+        try:
+            judge.fork({"fixture": self.sandbox.scratch_path(inbox, name), "seq": seq, "import": news},
+                       [judge_end.fileno(), verdict_w, judge_w])
+        except OSError:
+            for fd in (verdict_r, judge_r, subject_stderr):
+                os.close(fd)
+            with self._lock:
+                self._end_judge()
+            return None
+        finally:
+            judge_end.close()
+            os.close(verdict_w)
+            os.close(judge_w)
+        deadline = started + self.timeout_seconds + 1
+        out, fault = read_until_closed({"verdict": verdict_r, "judge": judge_r, "subject": subject_stderr}, deadline,
+                                       self.limits.output_bytes, until=("verdict", "judge"))
+        code = None if fault else judge.exit_code(seq, deadline)
+        if code is None:
+            judge.kill(seq)  # past its deadline, or over its output cap
+        (inbox / name).unlink(missing_ok=True)
+        seconds = time.monotonic() - started
+        judge_done = Finished(out["verdict"], out["judge"], fault or (None if code is not None else "no_verdict"),
+                              code if code is not None else 3, seconds)
+        return self._learn(verdict_of_judge(judge_done, Finished(b"", out["subject"], None, 0, seconds), isolation))
 
-    def _end_warm_pair(self) -> None:
-        if self._warm_pair is not None:
-            judge, subject, *folders = self._warm_pair
-            self._warm_pair = None
-            judge.close()
-            subject.close()
-            for folder in folders:
-                shutil.rmtree(folder, ignore_errors=True)
+    def _learn(self, row: Evaluation) -> Evaluation:
+        """What an evaluation imported, for the sides started after it to import first."""
+        with self._lock:
+            self._imports.update(row.imports)
+            self._standard.update(row.standard)
+        return row
+
+    def _judge_server(self) -> ForkServer | None:
+        """The warm judge parent, started on first use; None when it cannot be had."""
+        with self._lock:
+            if self._sides.judge is None and not self._judge_failed:
+                views = self._views()
+                inbox = self.sandbox.make_scratch()
+                judge_env, _, _ = self._side_settings(views, inbox)
+                judge_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._standard))
+                self._judge_told = set(self._standard)
+                server = self._start_parent("judge", views.judge, inbox, judge_env, self._judge_mounts())
+                if server is None:
+                    self._judge_failed = True
+                else:
+                    self._sides.judge = (server, inbox)
+            return self._sides.judge[0] if self._sides.judge is not None else None
+
+    def _subject_server(self) -> ForkServer | None:
+        """The warm subject parent, started on first use (again after one that overran); None when it cannot be had."""
+        if self._sides.subject is None:
+            views = self._views()
+            empty = self.sandbox.make_scratch()  # the fixtures are the judge's only
+            _, subject_env, mounts = self._side_settings(views, empty)
+            subject_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._imports))
+            server = self._start_parent("subject", views.subject, empty, subject_env, mounts)
+            self._sides.subject = (server, empty) if server is not None else None
+        return self._sides.subject[0] if self._sides.subject is not None else None
+
+    def _start_parent(self, which: str, repo: Path, scratch: Path, env: dict, mounts: tuple) -> ForkServer | None:
+        """A warm parent, started from this runner's starting thread: bubblewrap's --die-with-parent ends a sandbox
+        with the thread that started it, and the first evaluation may come from a replay thread that ends first."""
+        for tree in (repo, stage_root() / "gate", scratch, *(m.source for m in mounts)):
+            settle(tree)
+        if self._sides.starter is None:
+            self._sides.starter = ThreadPoolExecutor(1, thread_name_prefix="witness-start")
+        try:
+            return self._sides.starter.submit(ForkServer, lambda fd: self.sandbox.launch(
+                [*self._side(which), "--warm"], repo=repo, scratch=scratch, env={**env, "WITNESS_CONTROL": str(fd)},
+                limits=self._limits(), mounts=mounts, pass_fds=(fd,), quiet=True)).result()
+        except Exception:  # noqa: BLE001 - whatever stopped a warm start, the evaluations run cold
+            shutil.rmtree(scratch, ignore_errors=True)
+            return None
+
+    def _start_subject(self, wire: int) -> subprocess.Popen:
+        """A cold subject for `Ahead`: it imports what earlier evaluations asked for, then waits for its one judge."""
+        views = self._views()
+        with self._lock:
+            if self._sides.empty is None:
+                self._sides.empty = self.sandbox.make_scratch()  # every such subject's /input: read-only, and empty
+            empty = self._sides.empty
+        _, env, mounts = self._side_settings(views, empty)
+        env.update(WITNESS_WIRE=str(wire), WITNESS_WARM_IMPORTS=",".join(sorted(self._imports)))
+        for tree in (views.subject, stage_root() / "gate", empty, *(m.source for m in mounts)):
+            settle(tree)
+        return self.sandbox.launch(self._side("subject"), repo=views.subject, scratch=empty, env=env,
+                                   limits=self._limits(), mounts=mounts, pass_fds=(wire,))
+
+    def _end_judge(self) -> None:
+        self._sides.end("judge")
+
+    def _end_subject(self) -> None:
+        self._sides.end("subject")
+
+    def _limits(self) -> Limits:
+        return replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
 
     def _side_settings(self, views: Views, inbox: Path) -> tuple[dict, dict, tuple[Mount, ...]]:
         """(the judge's environment, the subject's, the subject's mounts) of every evaluation of this property."""
@@ -267,8 +402,7 @@ class PropertyRunner:
             env.update(WITNESS_ENV=seen, PATH=f"{seen}/bin:{env['PATH']}", PYTHONPATH=seen)
         for tree in (self.repo, stage_root() / "gate", scratch, *(m.source for m in mounts)):
             settle(tree)  # the first evaluation of a series looks exactly like every later one
-        limits = replace(self.limits, cpu_seconds=math.ceil(self.timeout_seconds) + 1)
         done = self.sandbox.run(list(self.command), repo=self.repo, scratch=scratch, env=env, mounts=mounts,
-                                limits=limits, timeout=self.timeout_seconds)
+                                limits=self._limits(), timeout=self.timeout_seconds)
         row = verdict_of_process(done)
         return Evaluation(row.outcome, row.reason, row.detail, row.seconds, "shared")

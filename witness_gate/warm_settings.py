@@ -1,5 +1,6 @@
 """How evaluations of one series are started, read once where a runner is built: how many replays run at
-once (WITNESS_PARALLEL) and whether shrink candidates fork from warm parents of both sides (WITNESS_WARM)."""
+once (WITNESS_PARALLEL) and whether sides are started ahead of their evaluations (WITNESS_WARM): a warm judge parent,
+subjects booted before they are needed, and warm parents of both sides for shrink candidates."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from witness_gate.staging import SandboxUnavailable
 
 PARALLEL_ENV = "WITNESS_PARALLEL"
 WARM_ENV = "WITNESS_WARM"
-WARM_DEFAULT = True  # WITNESS_WARM=off starts shrink candidates cold too (docs/SECURITY.md, "The boundary")
+WARM_DEFAULT = True  # WITNESS_WARM=off starts both sides of every evaluation for it (docs/SECURITY.md, "The boundary")
 
 
 class SettingError(SandboxUnavailable):

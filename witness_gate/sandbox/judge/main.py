@@ -29,41 +29,77 @@ def main() -> None:
 
 
 def warm() -> None:
-    """A warm judge: imports once, then forks one child an evaluation, each handed its descriptors on WITNESS_CONTROL
-    (the socket, the verdict's pipe, a stderr) and the path of its fixture. This process holds only the gate and the
-    standard library: nothing of the oracle or the implementation runs in it."""
+    """A warm judge: imports once, then forks one child an evaluation, several at once if asked. Each fork request on
+    WITNESS_CONTROL carries the child's descriptors (the socket, the verdict's pipe, a stderr), its sequence number,
+    the path of its fixture and standard-library modules to import first; the parent reports "<seq> <exit code>" when
+    the child ends, and kills it on {"kill": seq}. This process holds only the gate and the standard library: nothing
+    of the oracle or the implementation runs in it."""
     os.dup2(2, 1)
     _prepare()
-    import importlib
+    import select
     import socket
 
-    for name in filter(None, os.environ.get("WITNESS_WARM_IMPORTS", "").split(",")):
-        if name.partition(".")[0] in sys.stdlib_module_names:  # the standard library's only: nothing of the checkout
+    _import_standard(os.environ.get("WITNESS_WARM_IMPORTS", "").split(","))
+    _precompile(os.environ.get("WITNESS_PROPERTY", "").partition("::")[0])
+
+    from witness_gate.sandbox.wire.frames import loads
+    from witness_gate.sandbox.wire.leftovers import become_subreaper, end_orphans
+
+    become_subreaper()
+    control = socket.socket(fileno=int(os.environ["WITNESS_CONTROL"]))
+    control.sendall(b"ready\n")
+    poller = select.poll()
+    poller.register(control.fileno(), select.POLLIN)
+    children: dict[int, tuple[int, int]] = {}  # pidfd -> (pid, seq)
+    while True:
+        for fd, _event in poller.poll():
+            if fd in children:  # a child ended: reaped, and its exit reported
+                pid, seq = children.pop(fd)
+                poller.unregister(fd)
+                os.close(fd)
+                _, status = os.waitpid(pid, 0)
+                end_orphans({child for child, _ in children.values()})  # what it left running ends with it
+                control.sendall(f"{seq} {os.waitstatus_to_exitcode(status)}\n".encode())
+                continue
+            data, fds, _flags, _address = socket.recv_fds(control, 1 << 16, 3)
+            message = loads(data) if data else None
+            if isinstance(message, dict) and "kill" in message:  # an evaluation past its deadline
+                for pid, seq in children.values():
+                    if seq == message["kill"]:
+                        os.kill(pid, 9)
+                continue
+            if not isinstance(message, dict) or len(fds) != 3:
+                os._exit(0)
+            _import_standard(message.get("import", ()))
+            child = os.fork()
+            if child == 0:
+                control.close()
+                for pidfd in children:
+                    os.close(pidfd)
+                os.dup2(fds[2], 1)
+                os.dup2(fds[2], 2)
+                _say_notes()
+                os.environ["WITNESS_FIXTURE"] = message["fixture"]  # the environment a cold judge has
+                for name in ("WITNESS_CONTROL", "WITNESS_WARM_IMPORTS"):
+                    os.environ.pop(name, None)
+                evaluate(fds[0], fds[1], message["fixture"])
+            for passed in fds:
+                os.close(passed)
+            pidfd = os.pidfd_open(child)
+            children[pidfd] = (child, message["seq"])
+            poller.register(pidfd, select.POLLIN)
+
+
+def _import_standard(names) -> None:
+    """The standard library's modules an evaluation imported, imported here once for every later child."""
+    import importlib
+
+    for name in filter(None, names):
+        if name.partition(".")[0] in sys.stdlib_module_names and name not in sys.modules:  # nothing of the checkout
             try:
                 importlib.import_module(name)
             except Exception:  # noqa: BLE001 - each evaluation meets the same failure itself
                 pass
-    _precompile(os.environ.get("WITNESS_PROPERTY", "").partition("::")[0])
-
-    from witness_gate.sandbox.wire.frames import loads
-
-    control = socket.socket(fileno=int(os.environ["WITNESS_CONTROL"]))
-    control.sendall(b"ready\n")
-    while True:
-        data, fds, _flags, _address = socket.recv_fds(control, 4096, 3)
-        if not data or len(fds) != 3:
-            os._exit(0)
-        fixture = loads(data)["fixture"]
-        child = os.fork()
-        if child == 0:
-            control.close()
-            os.dup2(fds[2], 1)
-            os.dup2(fds[2], 2)
-            evaluate(fds[0], fds[1], fixture)
-        for fd in fds:
-            os.close(fd)
-        _, status = os.waitpid(child, 0)
-        control.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())
 
 
 def _precompile(relpath: str) -> None:
@@ -88,7 +124,16 @@ def _prepare() -> None:
     from witness_gate.sandbox.wire import frames, importpath  # noqa: F401
 
     for line in arrange_path(os.getcwd(), os.environ.get("WITNESS_ENV", "")):  # a trusted set-up's packages, last
-        print(f"witness judge: not run from the set-up's .pth files: {line}", file=sys.stderr)
+        NOTES.append(f"witness judge: not run from the set-up's .pth files: {line}")
+    _say_notes()
+
+
+NOTES: list[str] = []  # what the start has to tell a person: every evaluation's stderr says it (a warm child's too)
+
+
+def _say_notes() -> None:
+    for note in NOTES:
+        print(note, file=sys.stderr)
 
 
 def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:

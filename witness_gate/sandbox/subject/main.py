@@ -1,8 +1,9 @@
 """The subject's entry: `python -P -s -B <gate>/witness_gate/sandbox/subject/main.py [--warm]`, in the subject's
 sandbox, with WITNESS_SEED and WITNESS_ENV (the head's set-up); the working directory is the subject's view of the
-checkout (no oracle file, no fixture). Cold, it serves the judge on WITNESS_WIRE until the judge hangs up. Warm, it
-imports WITNESS_WARM_IMPORTS once and forks one server an evaluation, each handed its socket and stderr on
-WITNESS_CONTROL; its rows are split-warm, which never let a patch through (the gate's runner decides which)."""
+checkout (no oracle file, no fixture). Both import WITNESS_WARM_IMPORTS (the implementation's modules earlier
+evaluations asked for) first. Cold, it then serves one judge on WITNESS_WIRE until that judge hangs up: it may be
+started before its evaluation, but it serves no other. Warm, it forks one server an evaluation, each handed its socket
+and stderr on WITNESS_CONTROL; its rows are split-warm, which never let a patch through (the gate's runner decides)."""
 
 import os
 import sys
@@ -22,23 +23,32 @@ def _prepare():
     return main
 
 
+def _import_first() -> None:
+    import importlib
+
+    for name in filter(None, os.environ.get("WITNESS_WARM_IMPORTS", "").split(",")):
+        try:
+            importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 - the evaluation that asks meets the same failure itself
+            pass
+
+
 def cold() -> None:
     serve = _prepare()
+    _import_first()
     serve(int(os.environ["WITNESS_WIRE"]), os.getcwd(), os.environ.get("WITNESS_SEED", ""))
     os._exit(0)
 
 
 def warm() -> None:
-    import importlib
     import signal
     import socket
 
     serve = _prepare()
-    for name in filter(None, os.environ.get("WITNESS_WARM_IMPORTS", "").split(",")):
-        try:
-            importlib.import_module(name)
-        except BaseException:  # noqa: BLE001 - each evaluation meets the same failure itself
-            pass
+    from witness_gate.sandbox.wire.leftovers import become_subreaper, end_orphans  # loaded before the implementation
+
+    _import_first()
+    become_subreaper()
     control = socket.socket(fileno=int(os.environ["WITNESS_CONTROL"]))
     control.sendall(b"ready\n")
     last = 0
@@ -52,6 +62,7 @@ def warm() -> None:
                 os.waitpid(last, 0)
             except OSError:
                 pass
+            end_orphans(())  # and whatever it left running
         last = os.fork()
         if last == 0:
             control.close()
