@@ -36,6 +36,7 @@ def warm() -> None:
     of the oracle or the implementation runs in it."""
     os.dup2(2, 1)
     _prepare()
+    import gc
     import select
     import socket
 
@@ -71,6 +72,7 @@ def warm() -> None:
             if not isinstance(message, dict) or len(fds) != 3:
                 os._exit(0)
             _import_standard(message.get("import", ()))
+            gc.freeze()  # what this parent made is never scanned in a child: its pages stay shared, not copied
             child = os.fork()
             if child == 0:
                 control.close()

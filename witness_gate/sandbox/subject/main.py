@@ -41,6 +41,7 @@ def cold() -> None:
 
 
 def warm() -> None:
+    import gc
     import signal
     import socket
 
@@ -63,6 +64,7 @@ def warm() -> None:
             except OSError:
                 pass
             end_orphans(())  # and whatever it left running
+        gc.freeze()  # what this parent made is never scanned in a child: its pages stay shared, not copied
         last = os.fork()
         if last == 0:
             control.close()

@@ -147,6 +147,8 @@ class Channel:
                     spin_until = now + SPIN_SECONDS
                 if now > spin_until:
                     self._wait(select.POLLIN, "the peer did not answer in time")
+                else:
+                    os.sched_yield()
                 continue
             except OSError as exc:
                 raise WireFault("closed", f"the peer is gone ({exc.strerror or exc})") from None
