@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 import weakref
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -201,14 +201,14 @@ class PropertyRunner:
     def _evaluate_ahead(self, payload: Any) -> Evaluation | None:
         """A cold row at a warm start's cost: a subject booted for this evaluation alone while the last one ran, and a
         judge forked from the warm judge parent (which holds only the gate and the standard library)."""
-        judge = self._judge_server()
-        if judge is None:
-            return None
         with self._lock:
-            if self._sides.ahead is None:  # its thread holds the runner weakly: a runner nobody closed is collected
-                start = weakref.WeakMethod(self._start_subject)
+            if self._sides.ahead is None and not self._judge_failed:  # booting while the judge parent starts
+                start = weakref.WeakMethod(self._start_subject)  # its thread holds the runner weakly
                 self._sides.ahead = Ahead(lambda fd: _alive(start)(fd), max(2, self.parallel))
             ahead = self._sides.ahead
+        judge = self._judge_server()
+        if judge is None or ahead is None:
+            return None
         try:
             subject, judge_end = ahead.take()
         except OSError:
@@ -227,8 +227,7 @@ class PropertyRunner:
 
     def _evaluate_split_warm(self, payload: Any) -> Evaluation | None:
         with self._lock:  # one candidate at a time: the warm subject parent serves one child
-            judge = self._judge_server()
-            server = self._subject_server() if judge is not None else None
+            judge, server = self._warm_parents(subject=True)
             if server is None:
                 return None
             judge_end, subject_end = socket.socketpair()
@@ -301,45 +300,51 @@ class PropertyRunner:
 
     def _judge_server(self) -> ForkServer | None:
         """The warm judge parent, started on first use; None when it cannot be had."""
+        return self._warm_parents(subject=False)[0]
+
+    def _warm_parents(self, subject: bool) -> tuple[ForkServer | None, ForkServer | None]:
+        """The warm judge parent and, when `subject`, the warm subject parent (again after one that overran): each
+        started on first use, the two at once; None for one that cannot be had (no subject without a judge)."""
         with self._lock:
+            starting = []
             if self._sides.judge is None and not self._judge_failed:
                 views = self._views()
                 inbox = self.sandbox.make_scratch()
                 judge_env, _, _ = self._side_settings(views, inbox)
                 judge_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._standard))
                 self._judge_told = set(self._standard)
-                server = self._start_parent("judge", views.judge, inbox, judge_env, self._judge_mounts())
-                if server is None:
-                    self._judge_failed = True
-                else:
-                    self._sides.judge = (server, inbox)
-            return self._sides.judge[0] if self._sides.judge is not None else None
+                starting.append(("judge", inbox, self._start_parent("judge", views.judge, inbox, judge_env,
+                                                                    self._judge_mounts())))
+            if subject and self._sides.subject is None and not self._judge_failed:
+                views = self._views()
+                empty = self.sandbox.make_scratch()  # the fixtures are the judge's only
+                _, subject_env, mounts = self._side_settings(views, empty)
+                subject_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._imports))
+                starting.append(("subject", empty, self._start_parent("subject", views.subject, empty, subject_env,
+                                                                      mounts)))
+            for which, scratch, started in starting:
+                try:
+                    server = started.result()
+                except Exception:  # noqa: BLE001 - whatever stopped a warm start, the evaluations run cold
+                    shutil.rmtree(scratch, ignore_errors=True)
+                    server = None
+                setattr(self._sides, which, (server, scratch) if server is not None else None)
+                if which == "judge":
+                    self._judge_failed = server is None
+            judge = self._sides.judge[0] if self._sides.judge is not None else None
+            warm_subject = self._sides.subject[0] if subject and judge and self._sides.subject is not None else None
+            return judge, warm_subject
 
-    def _subject_server(self) -> ForkServer | None:
-        """The warm subject parent, started on first use (again after one that overran); None when it cannot be had."""
-        if self._sides.subject is None:
-            views = self._views()
-            empty = self.sandbox.make_scratch()  # the fixtures are the judge's only
-            _, subject_env, mounts = self._side_settings(views, empty)
-            subject_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._imports))
-            server = self._start_parent("subject", views.subject, empty, subject_env, mounts)
-            self._sides.subject = (server, empty) if server is not None else None
-        return self._sides.subject[0] if self._sides.subject is not None else None
-
-    def _start_parent(self, which: str, repo: Path, scratch: Path, env: dict, mounts: tuple) -> ForkServer | None:
-        """A warm parent, started from this runner's starting thread: bubblewrap's --die-with-parent ends a sandbox
+    def _start_parent(self, which: str, repo: Path, scratch: Path, env: dict, mounts: tuple) -> Future:
+        """A warm parent, starting on this runner's starting threads: bubblewrap's --die-with-parent ends a sandbox
         with the thread that started it, and the first evaluation may come from a replay thread that ends first."""
         for tree in (repo, stage_root() / "gate", scratch, *(m.source for m in mounts)):
             settle(tree)
         if self._sides.starter is None:
-            self._sides.starter = ThreadPoolExecutor(1, thread_name_prefix="witness-start")
-        try:
-            return self._sides.starter.submit(ForkServer, lambda fd: self.sandbox.launch(
-                [*self._side(which), "--warm"], repo=repo, scratch=scratch, env={**env, "WITNESS_CONTROL": str(fd)},
-                limits=self._limits(), mounts=mounts, pass_fds=(fd,), quiet=True)).result()
-        except Exception:  # noqa: BLE001 - whatever stopped a warm start, the evaluations run cold
-            shutil.rmtree(scratch, ignore_errors=True)
-            return None
+            self._sides.starter = ThreadPoolExecutor(2, thread_name_prefix="witness-start")  # both sides at once
+        return self._sides.starter.submit(ForkServer, lambda fd: self.sandbox.launch(
+            [*self._side(which), "--warm"], repo=repo, scratch=scratch, env={**env, "WITNESS_CONTROL": str(fd)},
+            limits=self._limits(), mounts=mounts, pass_fds=(fd,), quiet=True))
 
     def _start_subject(self, wire: int) -> subprocess.Popen:
         """A cold subject for `Ahead`: it imports what earlier evaluations asked for, then waits for its one judge."""
