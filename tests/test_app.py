@@ -9,6 +9,7 @@ import requests
 
 from appstack import check_run_event, comment_event, pull_request_event
 from conftest import GitRepo
+from tricks import TRICKS, one_pull_of_every_trick
 from witness_gate.sandbox import Sandbox
 
 CALC_PROPS = '''
@@ -50,8 +51,9 @@ def make_pull(double, tmp_path, head_files, *, base_files=None, config=CONFIG, p
               permissions=None):
     name = f"acme/calc{next(counter)}"
     repo = GitRepo(tmp_path / name.replace("/", "_"))
-    files = {"src/calc.py": GOOD, "tests/properties/test_calc.py": props,
-             "tests/fixtures/xs.json": {"xs": list(range(-20, 20))}, "README.md": "calc\n"}
+    files = {"src/calc.py": GOOD, "tests/fixtures/xs.json": {"xs": list(range(-20, 20))}, "README.md": "calc\n"}
+    if props is not None:
+        files["tests/properties/test_calc.py"] = props
     if config is not None:
         files[".witness.yml"] = config
     repo.commit({**files, **(base_files or {})}, "base")
@@ -413,6 +415,27 @@ def test_a_regression_that_reaches_for_the_harness_is_still_a_regression(stack, 
     record = requests.get(run["details_url"], timeout=5).json()
     attempts = [requests.get(f"{stack.url}/records/{a['record_id']}", timeout=5).json() for a in record["attempts"]]
     assert {row["isolation"] for a in attempts for row in a["first_runs"]} == {"split-cold"}
+
+
+TRICKS_CONFIG = CONFIG.replace("xs.json", "orders.json").replace("runs: 20", "runs: 3\n  min_reruns: 3")
+
+
+@pytest.mark.parametrize("names", [sorted(TRICKS), ["winapi"]], ids=["together", "winapi"])
+def test_every_trick_that_forged_a_pass_in_one_process_blocks_through_the_app(stack, double, tmp_path, names):
+    # winapi plays in a pull request of its own: its src/_winapi.py would be every trick module's
+    base, head = one_pull_of_every_trick(names)
+    name, _ = make_pull(double, tmp_path, head, base_files=base, config=TRICKS_CONFIG, props=None)
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "failure", run["output"]
+    record = requests.get(run["details_url"], timeout=5).json()
+    attempts = {a["assertion_id"]: requests.get(f"{stack.url}/records/{a['record_id']}", timeout=5).json()
+                for a in record["attempts"]}
+    assert sorted(attempts) == [f"prop_{n}" for n in names]
+    for assertion_id, attempt in attempts.items():
+        assert attempt["label"] == "regression", (assertion_id, attempt["label"], attempt.get("notes"))
+        assert attempt["reason"] in ("negative-total", "mutated_payload") or (
+            assertion_id == "prop_enum_dunders" and attempt["reason"].startswith("raise:TypeError@")), attempt["reason"]
+        assert {row["isolation"] for row in attempt["first_runs"]} == {"split-cold"}  # a pass could only come cold
 
 
 # a wrong total that hides itself by changing the list it was handed: the property sums the list after the call
