@@ -9,7 +9,7 @@ import requests
 
 from appstack import check_run_event, comment_event, pull_request_event
 from conftest import GitRepo
-from tricks import TRICKS, one_pull_of_every_trick
+from tricks import HOST_FILES, TRICKS, one_pull_of_every_trick
 from witness_gate.sandbox import Sandbox
 
 CALC_PROPS = '''
@@ -424,6 +424,7 @@ TRICKS_CONFIG = CONFIG.replace("xs.json", "orders.json").replace("runs: 20", "ru
 def test_every_trick_that_forged_a_pass_in_one_process_blocks_through_the_app(stack, double, tmp_path, names):
     # winapi plays in a pull request of its own: its src/_winapi.py would be every trick module's
     base, head = one_pull_of_every_trick(names)
+    head.update(HOST_FILES)  # and files that once hung or crashed the gate on the host
     name, _ = make_pull(double, tmp_path, head, base_files=base, config=TRICKS_CONFIG, props=None)
     run, _ = gate(stack, double, name)
     assert run["conclusion"] == "failure", run["output"]

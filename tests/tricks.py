@@ -133,6 +133,8 @@ class _Runs:
 
 
 EXTRA["pickle_in_data"]["src/data.json"] = pickle.dumps(_Runs(), protocol=0).decode("ascii")
+# files that hung (a 96 KB line: a quadratic regex) or crashed (a 1,000-deep attribute chain) the tamper scan on the host
+HOST_FILES = {"src/long.py": "x = " + "os." * 32_000 + "path\n", "src/deep.py": "y = a" + ".b" * 1000 + "\n"}
 
 
 def one_pull_of_every_trick(names) -> tuple[dict, dict]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from endtoend import gate
-from tricks import EXTRA, FIXTURE, PROPS, REGRESSION, TOTAL, TRICKS
+from tricks import EXTRA, FIXTURE, HOST_FILES, PROPS, REGRESSION, TOTAL, TRICKS
 
 
 def _repo(git_repo, head_files):
@@ -31,8 +31,7 @@ def test_a_trick_that_forged_a_pass_in_one_process_blocks_across_the_boundary(gi
 
 
 def test_a_head_whose_files_would_hang_or_crash_a_scan_is_gated_and_recorded(git_repo, tmp_path):
-    files = {"src/shop.py": REGRESSION, "src/long.py": "x = " + "os." * 32_000 + "path\n",
-             "src/deep.py": "y = a" + ".b" * 1000 + "\n"}
+    files = {"src/shop.py": REGRESSION, **HOST_FILES}
     outcome = gate(_repo(git_repo, files), tmp_path / "out")
     [result] = outcome.results
     assert result.verdict.label == "regression" and result.record_path.is_file()
