@@ -17,7 +17,7 @@ import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from witness_gate.canonical import canonical_bytes
 from witness_gate.config import Config
@@ -37,15 +37,23 @@ def hash_seed(seed: str) -> str:
 
 
 @dataclass
-class _Sides:
-    """What a runner keeps running between its evaluations (its warm parents, each with its scratch folder; the
-    subjects started ahead); ended by `close`, which the runner's own end calls too."""
+class Sides:
+    """What the runners of one checkout and seed keep running between their evaluations: a warm judge parent (it
+    evaluates any of their properties), a warm subject parent for shrink candidates, cold subjects booted ahead, each
+    with its scratch folder; and what their evaluations imported, for the sides started after them. Ended by `close`:
+    a gate run's at its end (`Session`), else its one runner's."""
 
     judge: tuple[ForkServer, Path] | None = None  # the warm judge parent and its inbox (the fixtures)
     subject: tuple[ForkServer, Path] | None = None  # the warm subject parent: shrink candidates only
     ahead: Ahead | None = None  # cold subjects started before their evaluation
     empty: Path | None = None  # their /input
-    starter: ThreadPoolExecutor | None = None  # the one thread that starts the warm parents
+    starter: ThreadPoolExecutor | None = None  # the threads that start the warm parents
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    judge_failed: bool = False  # a judge parent that would not start is not tried again
+    judge_told: set[str] = field(default_factory=set)  # the standard modules the judge parent was asked to import
+    imports: set[str] = field(default_factory=set)  # the implementation's modules properties import: a subject's first
+    standard: set[str] = field(default_factory=set)  # the standard library's modules they import: a warm judge's
+    requests: int = 0  # fork requests to the judge parent, each with its own number and fixture
 
     def end(self, which: str) -> None:
         side = getattr(self, which)
@@ -66,14 +74,6 @@ class _Sides:
         if self.starter is not None:
             self.starter.shutdown(wait=False)  # it may be the very thread a collected runner ends on
             self.starter = None
-
-
-def _alive(method: weakref.WeakMethod):
-    """The method, while its runner lives."""
-    bound = method()
-    if bound is None:
-        raise OSError("the runner has ended")
-    return bound
 
 
 @dataclass
@@ -102,19 +102,19 @@ class PropertyRunner:
     oracle: tuple[str, ...] = Config().oracle_patterns
     views: Views | None = None  # the checkout split once for every runner of a gate run; None: this runner's own
     new_modules: tuple[str, ...] = ()  # top-level names the patch added: the judge's own package of the name wins
+    # kept running between evaluations, shared by every runner of one checkout and seed in a gate run (whose end
+    # closes them); None: this runner's own, ended with it
+    sides: Sides | None = None
 
     def __post_init__(self) -> None:
         self._own_views: Views | None = None
-        self._sides = _Sides()
-        weakref.finalize(self, self._sides.close)  # a runner nobody closed leaves no sandbox running
-        self._judge_told: set[str] = set()  # the standard modules the warm judge parent was asked to import
-        self._judge_failed = False  # a judge parent that would not start is not tried again
-        self._fixtures = 0
-        self._imports: set[str] = set()  # the implementation's modules the property imports: a subject's first
-        self._standard: set[str] = set()  # the standard library's modules the property imports: a warm judge's
+        self._own_sides = self.sides is None
+        self._sides = self.sides if self.sides is not None else Sides()
+        if self._own_sides:
+            weakref.finalize(self, self._sides.close)  # a runner nobody closed leaves no sandbox running
         if self.sandbox.mode != "bwrap":
             self.parallel = 1
-        self._lock = threading.RLock()
+        self._lock = self._sides.lock
         for tree in (self.repo, stage_root() / "gate", *(m.source for m in self._mounts() + self._judge_mounts())):
             mark_fixed(tree)  # staged once, never changed: settled from a layout listed once
 
@@ -130,8 +130,9 @@ class PropertyRunner:
         return ""
 
     def close(self) -> None:
-        """End the sides started ahead, and the views this runner made for itself."""
-        self._sides.close()  # not under the runner's lock: the thread starting subjects ahead may be waiting on it
+        """End the sides started ahead (unless they are a gate run's), and the views this runner made for itself."""
+        if self._own_sides:
+            self._sides.close()  # not under the lock: the thread starting subjects ahead may be waiting on it
         if self._own_views is not None:
             self._own_views.remove()
             self._own_views = None
@@ -202,9 +203,8 @@ class PropertyRunner:
         """A cold row at a warm start's cost: a subject booted for this evaluation alone while the last one ran, and a
         judge forked from the warm judge parent (which holds only the gate and the standard library)."""
         with self._lock:
-            if self._sides.ahead is None and not self._judge_failed:  # booting while the judge parent starts
-                start = weakref.WeakMethod(self._start_subject)  # its thread holds the runner weakly
-                self._sides.ahead = Ahead(lambda fd: _alive(start)(fd), max(2, self.parallel))
+            if self._sides.ahead is None and not self._sides.judge_failed:  # booting while the judge parent starts
+                self._sides.ahead = Ahead(self._subject_starter(), max(2, self.parallel))
             ahead = self._sides.ahead
         judge = self._judge_server()
         if judge is None or ahead is None:
@@ -251,12 +251,13 @@ class PropertyRunner:
                     isolation: str) -> Evaluation | None:
         """One evaluation by a child of the warm judge parent, talking to a subject on `judge_end` whose stderr is
         `subject_stderr` (both closed here). None when the parent is gone: the caller evaluates cold."""
+        sides = self._sides
         with self._lock:
-            self._fixtures += 1
-            seq = self._fixtures
-            news = sorted(self._standard - self._judge_told)
-            self._judge_told.update(news)
-            inbox = self._sides.judge[1] if self._sides.judge is not None else None
+            sides.requests += 1
+            seq = sides.requests
+            news = sorted(sides.standard - sides.judge_told)
+            sides.judge_told.update(news)
+            inbox = sides.judge[1] if sides.judge is not None else None
         if inbox is None:
             judge_end.close()
             os.close(subject_stderr)
@@ -267,7 +268,8 @@ class PropertyRunner:
         judge_r, judge_w = os.pipe()
         started = time.monotonic()
         try:
-            judge.fork({"fixture": self.sandbox.scratch_path(inbox, name), "seq": seq, "import": news},
+            judge.fork({"fixture": self.sandbox.scratch_path(inbox, name), "seq": seq, "import": news,
+                        "property": self.selector},
                        [judge_end.fileno(), verdict_w, judge_w])
         except OSError:
             for fd in (verdict_r, judge_r, subject_stderr):
@@ -294,8 +296,8 @@ class PropertyRunner:
     def _learn(self, row: Evaluation) -> Evaluation:
         """What an evaluation imported, for the sides started after it to import first."""
         with self._lock:
-            self._imports.update(row.imports)
-            self._standard.update(row.standard)
+            self._sides.imports.update(row.imports)
+            self._sides.standard.update(row.standard)
         return row
 
     def _judge_server(self) -> ForkServer | None:
@@ -307,19 +309,21 @@ class PropertyRunner:
         started on first use, the two at once; None for one that cannot be had (no subject without a judge)."""
         with self._lock:
             starting = []
-            if self._sides.judge is None and not self._judge_failed:
+            sides = self._sides
+            if sides.judge is None and not sides.judge_failed:
                 views = self._views()
                 inbox = self.sandbox.make_scratch()
                 judge_env, _, _ = self._side_settings(views, inbox)
-                judge_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._standard))
-                self._judge_told = set(self._standard)
+                del judge_env["WITNESS_PROPERTY"]  # each request names its property: one parent serves them all
+                judge_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(sides.standard))
+                sides.judge_told = set(sides.standard)
                 starting.append(("judge", inbox, self._start_parent("judge", views.judge, inbox, judge_env,
                                                                     self._judge_mounts())))
-            if subject and self._sides.subject is None and not self._judge_failed:
+            if subject and sides.subject is None and not sides.judge_failed:
                 views = self._views()
                 empty = self.sandbox.make_scratch()  # the fixtures are the judge's only
                 _, subject_env, mounts = self._side_settings(views, empty)
-                subject_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(self._imports))
+                subject_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(sides.imports))
                 starting.append(("subject", empty, self._start_parent("subject", views.subject, empty, subject_env,
                                                                       mounts)))
             for which, scratch, started in starting:
@@ -328,11 +332,11 @@ class PropertyRunner:
                 except Exception:  # noqa: BLE001 - whatever stopped a warm start, the evaluations run cold
                     shutil.rmtree(scratch, ignore_errors=True)
                     server = None
-                setattr(self._sides, which, (server, scratch) if server is not None else None)
+                setattr(sides, which, (server, scratch) if server is not None else None)
                 if which == "judge":
-                    self._judge_failed = server is None
-            judge = self._sides.judge[0] if self._sides.judge is not None else None
-            warm_subject = self._sides.subject[0] if subject and judge and self._sides.subject is not None else None
+                    sides.judge_failed = server is None
+            judge = sides.judge[0] if sides.judge is not None else None
+            warm_subject = sides.subject[0] if subject and judge and sides.subject is not None else None
             return judge, warm_subject
 
     def _start_parent(self, which: str, repo: Path, scratch: Path, env: dict, mounts: tuple) -> Future:
@@ -346,19 +350,27 @@ class PropertyRunner:
             [*self._side(which), "--warm"], repo=repo, scratch=scratch, env={**env, "WITNESS_CONTROL": str(fd)},
             limits=self._limits(), mounts=mounts, pass_fds=(fd,), quiet=True))
 
-    def _start_subject(self, wire: int) -> subprocess.Popen:
-        """A cold subject for `Ahead`: it imports what earlier evaluations asked for, then waits for its one judge."""
-        views = self._views()
+    def _subject_starter(self) -> Callable[[int], subprocess.Popen]:
+        """How `Ahead` starts a cold subject: it imports what earlier evaluations asked for, then waits for its one
+        judge. It holds the sides, never this runner: the runners that share them come and go."""
+        views, sides, sandbox, limits = self._views(), self._sides, self.sandbox, self._limits()
+        side = self._side("subject")
         with self._lock:
-            if self._sides.empty is None:
-                self._sides.empty = self.sandbox.make_scratch()  # every such subject's /input: read-only, and empty
-            empty = self._sides.empty
+            if sides.empty is None:
+                sides.empty = sandbox.make_scratch()  # every such subject's /input: read-only, and empty
+            empty = sides.empty
         _, env, mounts = self._side_settings(views, empty)
-        env.update(WITNESS_WIRE=str(wire), WITNESS_WARM_IMPORTS=",".join(sorted(self._imports)))
-        for tree in (views.subject, stage_root() / "gate", empty, *(m.source for m in mounts)):
-            settle(tree)
-        return self.sandbox.launch(self._side("subject"), repo=views.subject, scratch=empty, env=env,
-                                   limits=self._limits(), mounts=mounts, pass_fds=(wire,))
+
+        def start(wire: int) -> subprocess.Popen:
+            with sides.lock:
+                imports = ",".join(sorted(sides.imports))
+            for tree in (views.subject, stage_root() / "gate", empty, *(m.source for m in mounts)):
+                settle(tree)
+            return sandbox.launch(side, repo=views.subject, scratch=empty, limits=limits, mounts=mounts,
+                                  env={**env, "WITNESS_WIRE": str(wire), "WITNESS_WARM_IMPORTS": imports},
+                                  pass_fds=(wire,))
+
+        return start
 
     def _end_judge(self) -> None:
         self._sides.end("judge")

@@ -16,7 +16,7 @@ from witness_gate.environment import SetupOutcome
 from witness_gate.lock import Fixture, Lock
 from witness_gate.recordkey import RecordKey
 from witness_gate.sinks import FileSink, RecordSink
-from witness_gate.runner import Evaluation, PropertyRunner
+from witness_gate.runner import Evaluation, PropertyRunner, Sides
 from witness_gate.labels import path_matches
 from witness_gate.sandbox import Sandbox
 from witness_gate.sandbox.views import Views, split_checkout
@@ -81,6 +81,7 @@ class GateRun:
     sink: RecordSink | None = None  # where attempts go; None: files under out_dir
     new_modules: tuple[str, ...] = ()  # top-level modules the patch adds (sandbox/names.py): never the judge's
     _views: dict[Path, Views] | None = field(default=None, init=False, repr=False)
+    _sides: dict[tuple[Path, str], Sides] = field(default_factory=dict, init=False, repr=False)
     _properties: tuple[str, ...] = field(default=(), init=False, repr=False)
     # where the code under test came from (head_sha, head_tree, base_sha, the tree that ran, oracle_paths laid
     # over it from the base): what `replay` checks a reviewer's directory against and rebuilds from
@@ -99,18 +100,23 @@ class GateRun:
                 self.reporter.finish(result)
                 results.append(result)
         finally:
+            for sides in self._sides.values():
+                sides.close()
+            self._sides.clear()
             for views in self._views.values():
                 views.remove()
             self._views = None
         return results
 
-    def _views_of(self, checkout: Path) -> dict[str, Any]:
-        """The runner's `views` keyword: the checkout's, made once while `gate` runs; else each runner makes its own."""
+    def _views_of(self, checkout: Path, seed: str) -> dict[str, Any]:
+        """The runner's `views` and `sides` keywords: the checkout's views, made once while `gate` runs, and the sides
+        its runners of one seed keep running (the next property's first evaluation starts none); else each runner
+        makes its own."""
         if self._views is None or self.config.command is not None:
             return {}
         if checkout not in self._views:
             self._views[checkout] = split_checkout(checkout, _matcher((*oracle_paths(self.config), *self._properties)))
-        return {"views": self._views[checkout]}
+        return {"views": self._views[checkout], "sides": self._sides.setdefault((checkout, seed), Sides())}
 
     def gate_one(self, target: PropertyTarget, pinned: Pinned) -> PropertyResult:
         lock = pinned.lock
@@ -139,7 +145,7 @@ class GateRun:
                 repo=self.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command, replays=self.policy.runs,
                 oracle=oracle_paths(self.config), new_modules=self.new_modules, **setup,
-                **self._views_of(self.checkout),
+                **self._views_of(self.checkout, binding.seed),
             )
             try:
                 evidence = self._attempt(binding, pinned.fixture.payload, runner, notes)
@@ -199,7 +205,7 @@ class GateRun:
         base = self.make_runner(repo=code.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
                                 replays=self.policy.runs, oracle=oracle_paths(self.config),
-                                **self._views_of(code.checkout),
+                                **self._views_of(code.checkout, binding.seed),
                                 **({"environment": code.environment, "judge_environment": code.environment}
                                    if code.environment else {}))
         try:

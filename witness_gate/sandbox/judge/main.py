@@ -31,7 +31,8 @@ def main() -> None:
 def warm() -> None:
     """A warm judge: imports once, then forks one child an evaluation, several at once if asked. Each fork request on
     WITNESS_CONTROL carries the child's descriptors (the socket, the verdict's pipe, a stderr), its sequence number,
-    the path of its fixture and standard-library modules to import first; the parent reports "<seq> <exit code>" when
+    its property (one parent serves every property of a gate run), the path of its fixture and standard-library
+    modules to import first; the parent reports "<seq> <exit code>" when
     the child ends, and kills it on {"kill": seq}. This process holds only the gate and the standard library: nothing
     of the oracle or the implementation runs in it."""
     os.dup2(2, 1)
@@ -41,7 +42,6 @@ def warm() -> None:
     import socket
 
     _import_standard(os.environ.get("WITNESS_WARM_IMPORTS", "").split(","))
-    _precompile(os.environ.get("WITNESS_PROPERTY", "").partition("::")[0])
 
     from witness_gate.sandbox.wire.frames import loads
     from witness_gate.sandbox.wire.leftovers import become_subreaper, end_orphans
@@ -72,6 +72,8 @@ def warm() -> None:
             if not isinstance(message, dict) or len(fds) != 3:
                 os._exit(0)
             _import_standard(message.get("import", ()))
+            prop = str(message.get("property", ""))
+            _precompile(prop.partition("::")[0])
             gc.freeze()  # what this parent made is never scanned in a child: its pages stay shared, not copied
             child = os.fork()
             if child == 0:
@@ -81,7 +83,7 @@ def warm() -> None:
                 os.dup2(fds[2], 1)
                 os.dup2(fds[2], 2)
                 _say_notes()
-                os.environ["WITNESS_FIXTURE"] = message["fixture"]  # the environment a cold judge has
+                os.environ.update(WITNESS_FIXTURE=message["fixture"], WITNESS_PROPERTY=prop)  # as a cold judge's
                 for name in ("WITNESS_CONTROL", "WITNESS_WARM_IMPORTS"):
                     os.environ.pop(name, None)
                 evaluate(fds[0], fds[1], message["fixture"])
@@ -105,11 +107,13 @@ def _import_standard(names) -> None:
 
 
 def _precompile(relpath: str) -> None:
-    """The property's module compiled (never run) once, for every child: it is the oracle's file, read-only here."""
+    """A property's module compiled (never run) once, for every later child: it is the oracle's file, read-only here."""
     from witness_gate.sandbox.wire import importpath
 
+    path = os.path.join(os.getcwd(), relpath)
+    if not relpath or path in importpath.COMPILED:
+        return
     try:
-        path = os.path.join(os.getcwd(), relpath)
         with open(path, "rb") as handle:
             source = handle.read()
         importpath.COMPILED[path] = (source, compile(source, path, "exec", dont_inherit=True))
