@@ -4,8 +4,8 @@ import textwrap
 
 import pytest
 
-from witness_gate.sandbox.views import Views
-from witness_gate.runner import Evaluation, PropertyRunner, hash_seed
+from witness_gate.sandbox.views import Views, split_checkout
+from witness_gate.runner import Evaluation, PropertyRunner, Sides, hash_seed
 from witness_gate.sandbox import Sandbox, bwrap_works, choose, make_readable, stage_directory
 
 PROPERTIES = '''
@@ -88,6 +88,27 @@ def evaluate(repo, mode, name, payload=None, timeout=5.0, seed="17", command=Non
     selector = name if command else f"tests/properties/{module}::{name}"
     runner = PropertyRunner(repo, selector, seed, Sandbox(mode), timeout_seconds=timeout, command=command)
     return runner(payload if payload is not None else {"a": 1})
+
+
+def test_runners_that_share_their_sides_each_evaluate_their_own_property(repo):
+    # one warm judge parent serves every property of a gate run: each request names its property
+    sides, views = Sides(), split_checkout(repo, lambda relpath: relpath.startswith("tests/"))
+    runners = [PropertyRunner(repo, f"tests/properties/p.py::{name}", "17", Sandbox("bwrap"), timeout_seconds=10,
+                              sides=sides, views=views) for name in ("prop_reason", "prop_true", "prop_false")]
+    try:
+        rows = [(runner({"a": 1}), runner.candidate({"a": 1})) for runner in runners]
+        parent = sides.judge[0].proc
+        assert [(cold.outcome, cold.reason, warm.outcome, warm.reason) for cold, warm in rows] == [
+            ("fail", "too-big", "fail", "too-big"), ("pass", None, "pass", None), ("fail", "false", "fail", "false")]
+        assert [(cold.isolation, warm.isolation) for cold, warm in rows] == [("split-cold", "split-warm")] * 3
+        runners[0].close()  # a runner's end leaves shared sides running for the next
+        assert runners[1]({"a": 1}).outcome == "pass" and sides.judge[0].proc is parent and parent.poll() is None
+    finally:
+        sides.close()
+        views.remove()
+    assert parent.wait(timeout=10) is not None  # whoever made them ends them
+    with pytest.raises(ValueError, match="share their views too"):
+        PropertyRunner(repo, "tests/properties/p.py::prop_true", "17", Sandbox("bwrap"), sides=Sides())
 
 
 def test_bubblewrap_is_available_here():

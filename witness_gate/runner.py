@@ -107,6 +107,8 @@ class PropertyRunner:
     sides: Sides | None = None
 
     def __post_init__(self) -> None:
+        if self.sides is not None and self.views is None:  # shared sides run on the views they started with
+            raise ValueError("runners that share their sides share their views too")
         self._own_views: Views | None = None
         self._own_sides = self.sides is None
         self._sides = self.sides if self.sides is not None else Sides()
