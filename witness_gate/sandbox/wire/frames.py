@@ -9,7 +9,8 @@ import time
 
 MAX_FRAME = 32 << 20  # bytes of one message: a payload larger than this is no property's input
 # how long a side keeps reading before it sleeps in poll: the peer's answer usually comes within it, and waking a
-# sleeping process costs more (about 70 us a round trip on a small VM against about 25 us)
+# sleeping process costs more (about 70 us a round trip on a small VM against about 25 us); it yields between reads, so
+# on a busy machine it never holds the core the peer, or a sandbox starting beside it, needs
 SPIN_SECONDS = 0.0002
 _LENGTH = struct.Struct(">I")
 
