@@ -94,7 +94,7 @@ def test_check_shrinks_retains_and_replays(shop, checked):
 
 @pytest.mark.parametrize("changed, expected, code", [
     # no freeze.expires_in_hours in this config: the flake holds until a person supplies an expiry
-    (["src/shop.py"], {"prop_count_preserved": ("regression", "regression"), "prop_coin": ("flake", "hold"),
+    (["src/shop.py"], {"prop_count_preserved": ("regression", "regression"), "prop_coin": ("hold", "hold"),
                        "prop_skus_are_strings": ("pass", "pass")}, 1),
     (["src/shop.py", "tests/properties/test_shop.py"],
      {"prop_count_preserved": ("mixed_edit", "mixed_edit"), "prop_coin": ("mixed_edit", "mixed_edit"),
@@ -113,8 +113,12 @@ def test_classify_labels_each_assertion(shop, checked, changed, expected, code):
     assert done.returncode == code, done.stderr
     rows = {row["assertion_id"]: row for row in json.loads(done.stdout)}
     assert {k: (v["label"], v["verdict"]) for k, v in rows.items()} == expected
-    assert set(rows["prop_coin"]) == {"assertion_id", "label", "failures", "runs", "witness_hash",
-                                      "fixture_digest", "verdict"}
+    assert set(rows["prop_coin"]) == {"assertion_id", "label", "reason", "hold_reasons", "tables", "failures", "runs",
+                                      "witness_hash", "fixture_digest", "verdict"}
+    if changed == ["src/shop.py"]:  # one label everywhere; what each table said stays beside it
+        assert rows["prop_coin"]["tables"]["labels"] == "flake", rows["prop_coin"]
+        assert rows["prop_coin"]["reason"] == "coin-tails", rows["prop_coin"]
+        assert rows["prop_coin"]["hold_reasons"] == ["expiry_empty"], rows["prop_coin"]
     assert rows["prop_count_preserved"]["failures"] == rows["prop_count_preserved"]["runs"] == 20
     assert 0 < rows["prop_coin"]["failures"] < 20
 
@@ -250,7 +254,7 @@ def test_article_001_sequence_in_a_directory_that_is_not_a_git_repository(tmp_pa
                    cwd=work)
     rows = {row["assertion_id"]: (row["label"], row["verdict"]) for row in json.loads(done.stdout)}
     assert rows["prop_count_preserved"] == ("regression", "regression")
-    assert rows["prop_skus_are_strings"] == ("pass", "pass") and rows["prop_coin"][0] == "flake"
+    assert rows["prop_skus_are_strings"] == ("pass", "pass") and rows["prop_coin"][0] == rows["prop_coin"][1]
     record = json.loads((work / "w" / "prop_coin.attempt.json").read_text())
     assert record["patch_digest"] and "missing:patch_digest" not in record["hold_reasons"]
     freeze = run_cli("freeze", "--assertion", "prop_coin", "--lock", "lock.json", "--witness",

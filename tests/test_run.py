@@ -68,7 +68,7 @@ def test_a_mixed_edit_is_refused_before_anything_runs(git_repo):
     assert done.returncode == 1
     assert "verdict: mixed_edit" in done.stdout and "tests/properties/test_calc.py" in done.stdout
     # nothing ran, but the refusal keeps its record, and --json has the shape of every other outcome
-    [change] = [p for p in (repo.path.parent / "out").rglob("*") if p.is_file()]
+    [change] = [p for p in (repo.path.parent / "out").rglob("*") if p.is_file() and p.name != ".gitignore"]
     record = json.loads(change.read_text())
     assert change.name == "change.json" and record["label"] == "mixed_edit"
     assert record["oracle_files"] == ["tests/properties/test_calc.py"] and record["changed"]
@@ -115,7 +115,7 @@ def test_a_change_made_only_of_ignored_paths_is_skipped(git_repo):
     assert done.returncode == 0, done.stderr
     assert ("verdict: skipped: only paths.ignore paths changed (2: README.md, docs/guide.txt); nothing to gate"
             in done.stdout)
-    [change] = [p for p in (repo.path.parent / "out").rglob("*") if p.is_file()]
+    [change] = [p for p in (repo.path.parent / "out").rglob("*") if p.is_file() and p.name != ".gitignore"]
     assert json.loads(change.read_text())["label"] == "skipped"
     [row] = json.loads(gate(repo, "--json").stdout)
     assert (row["verdict"], row["reason"]) == ("skipped", json.loads(change.read_text())["reason"])

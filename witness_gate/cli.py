@@ -18,7 +18,7 @@ from witness_gate.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_USAGE
 from witness_gate.records import ATTEMPT_SUFFIX, RecordError, read_freezes
 from witness_gate.report import print_report, reporter_for, results_json, review_lines
 from witness_gate.reviewing import cmd_classify, cmd_freeze, cmd_freezes
-from witness_gate.sinks import CHANGE_RECORD
+from witness_gate.sinks import CHANGE_RECORD, ignored_by_git
 from witness_gate.verdict import exit_code, overall_label
 
 INPUT_ERRORS = (local.InputError, ConfigError, LockError, RecordError, recordkey.RecordKeyError, CanonicalError,
@@ -216,6 +216,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise local.InputError(f"{repo}: not a git repository; `run` compares two commits (use `check` otherwise)")
     recordkey.establish(repo)  # the records it writes are sealed with the record key, kept outside the repo
     head = gitrepo.rev_parse(repo, args.head)
+    ignored_by_git(Path(args.out))
     out_dir = Path(args.out) / head[:12]
     outcome = local.run(
         repo, args.base, args.head, sandbox=lambda: sandboxes.choose(args.sandbox, _warn), out_dir=out_dir,
@@ -226,8 +227,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         label = "mixed_edit" if outcome.refused else "skipped"
         reason = outcome.refused or outcome.skipped
         if args.json:  # the same shape as every other outcome: a list of rows, here one for the whole change
-            print(json.dumps([{"assertion_id": None, "label": label, "failures": 0, "runs": 0, "witness_hash": None,
-                               "fixture_digest": None, "verdict": label, "reason": reason}], indent=2))
+            print(json.dumps([{"assertion_id": None, "label": label, "reason": reason, "hold_reasons": [],
+                               "tables": None, "failures": 0, "runs": 0, "witness_hash": None,
+                               "fixture_digest": None, "verdict": label}], indent=2))
         else:
             print(outcome.header)
             for line in review_lines(outcome.config_review):

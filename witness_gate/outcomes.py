@@ -61,6 +61,11 @@ def overall(names: list[str]) -> str:
     return next((name for name in ORDER if name in present), "pass")
 
 
+def exit_of(name: str) -> int:
+    """One label's own exit code (README's table)."""
+    return BY_NAME[name].exit_code if name in BY_NAME else EXIT_OK
+
+
 def exit_code(names: list[str]) -> int:
     """0 nothing blocks; 1 something blocks; 3 something needs a person (blocking wins)."""
     rules = [BY_NAME[name] for name in set(names) if name in BY_NAME]

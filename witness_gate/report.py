@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from witness_gate import outcomes
 from witness_gate.discover import PropertyTarget
 from witness_gate.display import shown, shown_lines
 from witness_gate.session import PropertyResult
@@ -134,7 +135,7 @@ def results_table(results: list[PropertyResult]) -> Table:
         table.add_row(  # Text, never markup: every cell but the counts comes from the repository
             Text(shown(r.target.assertion_id)),
             Text(shown(v.label), style=STYLE.get(v.label, "")),
-            f"{v.failures}/{v.runs}" if v.runs else "-",
+            _failures(r),
             Text(shown(reason, None)),
             Text(shown(short(r.record.get("witness_hash")))),
             Text(shown(short(r.binding.fixture_digest))),
@@ -160,11 +161,10 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
                 _raw(console, f"      {line}")
         if r.evidence is not None and r.evidence.failed_once:
             shrink = r.evidence.shrink
-            console.print(
-                f"[bold]witness[/] {name} ({_safe(r.record.get('reason'))}; shrunk in "
-                f"{shrink.steps} steps, {shrink.evaluations} evaluations; "
-                f"{'local stop' if shrink.stopped else 'budget hit'}):"
-            )
+            how = (f"shrunk in {shrink.steps} steps, {shrink.evaluations} evaluations; "
+                   f"{'local stop' if shrink.stopped else 'budget hit'}") if shrink is not None else \
+                "the accepted freeze's witness, replayed as it was kept"
+            console.print(f"[bold]witness[/] {name} ({_safe(r.record.get('reason'))}; {how}):")
             _raw(console, "  " + json.dumps(r.evidence.witness, sort_keys=True))
             if r.witness_path:
                 _raw(console, f"  file: {r.witness_path}")
@@ -179,14 +179,38 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
             console.print(f"{name}: frozen until {_safe(v.frozen_by.expires_at)}"
                           + (f" by @{_safe(v.frozen_by.accepted_by)}" if v.frozen_by.accepted_by else ""))
     _raw(console, f"records: {out_dir}")
-    console.print(f"[bold]verdict: [{STYLE.get(overall, '')}]{_safe(overall)}[/][/] (exit {code})")
+    console.print(f"[bold]verdict: [{STYLE.get(overall, '')}]{_safe(overall)}[/][/] ({_exit_said(results, overall, code)})")
+
+
+def _exit_said(results: list[PropertyResult], overall: str, code: int) -> str:
+    """The exit code, and when it is not the overall label's own (a hold beside a regression: the label is the
+    strictest, the exit blocks), the properties whose labels set it."""
+    if code == outcomes.exit_of(overall):
+        return f"exit {code}"
+    setting = [r for r in results if outcomes.exit_of(r.verdict.label) == code]
+    named = ", ".join(f"{shown(r.target.assertion_id)} is {r.verdict.label}" for r in setting[:3])
+    return f"exit {code}: {named}" + (f" and {len(setting) - 3} more" if len(setting) > 3 else "")
+
+
+def _failures(r: PropertyResult) -> str:
+    """failures/runs of the series that decided; a property that failed once and then never again says so, so that
+    0/N beside its witness reads as what it is."""
+    v = r.verdict
+    if not v.runs:
+        return "-"
+    if v.failures == 0 and r.evidence is not None and r.evidence.failed_once:
+        return f"0/{v.runs} replays (failed once)"
+    return f"{v.failures}/{v.runs}"
 
 
 def results_json(results: list[PropertyResult]) -> list[dict[str, Any]]:
     return [
         {
             "assertion_id": r.target.assertion_id,
-            "label": r.record.get("tables", {}).get("labels") or r.verdict.label,
+            "label": r.verdict.label,  # the one label: the table's, the record's, the exit code's
+            "reason": r.record.get("reason"),  # the failure's reason code
+            "hold_reasons": list(r.verdict.hold_reasons),
+            "tables": r.verdict.tables or None,  # each table's own result (SPEC §6), which the label combines
             "failures": r.verdict.failures,
             "runs": r.verdict.runs,
             "witness_hash": r.record.get("witness_hash"),

@@ -41,19 +41,20 @@ def cmd_classify(args: argparse.Namespace) -> int:
         failures, runs = verdict.failures, verdict.runs
         kind = classify(failures, runs, split.impl_changed, split.oracle_changed) \
             if stored.evidence is not None and stored.evidence.failed_once else verdict.label
-        rows.append({
-            "assertion_id": stored.binding.assertion_id, "label": kind, "failures": failures,
-            "runs": runs, "witness_hash": stored.record.get("witness_hash"),
+        rows.append({  # the shape of `run --json`: one label, and what each table said beside it
+            "assertion_id": stored.binding.assertion_id, "label": verdict.label,
+            "reason": stored.record.get("reason"), "hold_reasons": list(verdict.hold_reasons),
+            "tables": {**verdict.tables, "labels": kind} if verdict.tables else {"labels": kind},
+            "failures": failures, "runs": runs, "witness_hash": stored.record.get("witness_hash"),
             "fixture_digest": stored.binding.fixture_digest, "verdict": verdict.label,
-            "hold_reasons": verdict.hold_reasons,
         })
     code = exit_code([row["verdict"] for row in rows])
     if args.json:
-        print(json.dumps([{k: v for k, v in row.items() if k != "hold_reasons"} for row in rows], indent=2))
+        print(json.dumps(rows, indent=2))
     else:
-        for row in rows:
+        for row in rows:  # the article's label table, then the one label it came to
             why = f" ({', '.join(row['hold_reasons'])})" if row["hold_reasons"] else ""
-            print(f"{row['assertion_id']}: {row['label']} {row['failures']}/{row['runs']} "
+            print(f"{row['assertion_id']}: {row['tables']['labels']} {row['failures']}/{row['runs']} "
                   f"-> {row['verdict']}{why}")
     return code
 

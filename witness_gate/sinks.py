@@ -57,6 +57,16 @@ class FileSink:
 CHANGE_RECORD = "change.json"
 
 
+def ignored_by_git(out_root: Path) -> None:
+    """Records kept inside the checkout they gate (the default `.artifacts/witness-gate`) are ignored by its git: an
+    untracked record would change the checkout's tree, and `replay` on that checkout would refuse it as not the
+    record's head."""
+    marker = out_root / ".gitignore"
+    if not marker.exists():
+        out_root.mkdir(parents=True, exist_ok=True)
+        marker.write_text("# witness-gate records: never part of the code under test\n*\n", encoding="utf-8")
+
+
 def keep_change(out_dir: Path, record: dict[str, Any]) -> Path:
     """A change refused or skipped before any property ran still leaves its record: `<out_dir>/change.json`."""
     key = recordkey.established()
