@@ -63,6 +63,11 @@ def repo(tmp_path_factory):
     (root / "src" / "raises.py").write_text("import os\nraise RuntimeError('boom')\n")
     (root / "src" / "unparsable.py").write_text("x = 1\ndef f(:\n")
     (root / "src" / "lost.py").write_text("kept = 1\n")
+    # what a subject's hash seed and address layout decide: a str hash, and the order of a set of functions
+    (root / "src" / "varies.py").write_text("".join(f"def _{n}(): pass\n" for n in "abcdefgh") + (
+        "ORDER = ''.join(f.__name__[1] for f in {_a, _b, _c, _d, _e, _f, _g, _h})\n"
+        "def seen():\n    return 'h%d-%s' % (hash('witness') % 1000, ORDER)\n"))
+    (root / "tests" / "properties" / "varies_p.py").write_text("from varies import seen\ndef prop_x(p): return seen()\n")
     for module, line in (("uses_raises", "import raises"), ("uses_unparsable", "import unparsable"),
                          ("uses_lost", "from lost import gone"), ("own_syntax", "def (")):
         (root / "tests" / "properties" / f"{module}.py").write_text(f"{line}\ndef prop_x(p): return True\n")
@@ -109,6 +114,26 @@ def test_runners_that_share_their_sides_each_evaluate_their_own_property(repo):
     assert parent.wait(timeout=10) is not None  # whoever made them ends them
     with pytest.raises(ValueError, match="share their views too"):
         PropertyRunner(repo, "tests/properties/p.py::prop_true", "17", Sandbox("bwrap"), sides=Sides())
+
+
+def test_each_cold_subject_has_a_hash_seed_and_address_layout_of_its_own_recorded_in_its_row(repo):
+    # SPEC §10 "What replays vary": set order and hashes vary between cold rows, and a row runs again exactly by its
+    # recorded layout; layouts are drawn, so no subject can work out which row of a series it serves
+    runner = PropertyRunner(repo, "tests/properties/varies_p.py::prop_x", "17", Sandbox("bwrap"), timeout_seconds=10)
+    try:
+        cold = [runner({}) for _ in range(6)]
+        warm = [runner.candidate({}) for _ in range(2)]
+        assert all(row.outcome == "fail" and row.isolation == "split-cold" for row in cold), cold
+        assert len({row.layout for row in cold}) == 6 and all(0 < row.layout < 2**32 for row in cold), cold
+        hashes, orders = {row.reason.partition("-")[0] for row in cold}, {row.reason.partition("-")[2] for row in cold}
+        assert len(hashes) > 2 and len(orders) > 1, cold  # hash('witness') and the set's order move with the layout
+        assert warm[0].reason == warm[1].reason and warm[0].layout is None  # a warm subject keeps the pinned seed's
+        for row in cold[:3]:  # one layout, one outcome: in a subject started for it, in another process
+            again = runner.evaluate({}, layout=row.layout)
+            assert (again.reason, again.layout) == (row.reason, row.layout), (again, row)
+        assert cold[0].as_row()["layout"] == cold[0].layout  # the record has it
+    finally:
+        runner.close()
 
 
 def test_bubblewrap_is_available_here():

@@ -24,6 +24,7 @@ class Evaluation:
     isolation: str = ""  # how it ran: split-cold, split-warm (judge and subject apart) or shared (one process)
     imports: tuple[str, ...] = field(default=(), compare=False)  # the implementation's modules the property imported
     standard: tuple[str, ...] = field(default=(), compare=False)  # the standard library's modules the judge imported
+    layout: int | None = None  # a cold subject's layout number (runner.layout_env); None: the pinned seed's own
 
     @property
     def failure_reason(self) -> str | None:
@@ -34,6 +35,8 @@ class Evaluation:
         row = {"outcome": self.outcome, "reason": self.reason, "seconds": round(self.seconds, 4)}
         if self.isolation:
             row["isolation"] = self.isolation
+        if self.layout is not None:
+            row["layout"] = self.layout
         return row
 
 

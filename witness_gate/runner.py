@@ -6,6 +6,7 @@ standard library); `candidate` may fork the subject warm too (split-warm)."""
 from __future__ import annotations
 
 import hashlib
+import secrets
 import math
 import os
 import shutil
@@ -34,6 +35,21 @@ from witness_gate.warm_settings import parallel_from_environment, warm_from_envi
 def hash_seed(seed: str) -> str:
     """PYTHONHASHSEED derived from the pinned seed, so set and dict orders repeat too."""
     return str(int(hashlib.sha256(seed.encode("utf-8")).hexdigest(), 16) % 4294967295 + 1)
+
+
+def layout_env(layout: int) -> dict[str, str]:
+    """A cold subject's own hash seed and address layout (SPEC §10, "What replays vary"): both follow from `layout`, a
+    number drawn by the gate for that subject alone and recorded in its row, so a row that failed can be run again
+    exactly (`evaluate(payload, layout=...)`). Drawn, not counted: a subject that could work out which row it serves
+    could pass the rows that decide. The judge keeps the pinned seed's, and a warm subject too, with no layout."""
+    return {"PYTHONHASHSEED": str(layout), "WITNESS_LAYOUT": str(layout)}
+
+
+def draw_layout() -> int:
+    return secrets.randbelow(LAYOUTS - 1) + 1
+
+
+LAYOUTS = 1 << 32  # PYTHONHASHSEED's own range
 
 
 @dataclass
@@ -154,18 +170,19 @@ class PropertyRunner:
         """Whether sides may be started ahead (a warm judge, subjects booted early): bubblewrap, warm start on."""
         return self.command is None and self.warm and self.sandbox.mode == "bwrap"
 
-    def evaluate(self, payload: Any) -> Evaluation:
-        """A row that may decide anything: its subject ran no earlier evaluation (split-cold)."""
+    def evaluate(self, payload: Any, layout: int | None = None) -> Evaluation:
+        """A row that may decide anything: its subject ran no earlier evaluation (split-cold); `layout`: that of a
+        recorded row, to run it again exactly (a subject started for it), else one drawn for it."""
         if self.command is None:
-            row = self._evaluate_ahead(payload) if self._forks else None
-            return row if row is not None else self._evaluate_split(payload)
+            row = self._evaluate_ahead(payload) if self._forks and layout is None else None
+            return row if row is not None else self._evaluate_split(payload, layout or draw_layout())
         scratch = self.sandbox.make_scratch()
         try:
             return self._evaluate_command(scratch, payload)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _evaluate_split(self, payload: Any) -> Evaluation:
+    def _evaluate_split(self, payload: Any, layout: int) -> Evaluation:
         """The property in a judge, the implementation in a subject of its own, both started cold for this
         evaluation alone, talking over a socket (without bubblewrap, or when nothing could be started ahead)."""
         views = self._views()
@@ -175,7 +192,7 @@ class PropertyRunner:
             (inbox / "fixture.json").write_bytes(canonical_bytes(payload))
             judge_env, subject_env, mounts = self._side_settings(views, inbox)
             judge_mounts = self._judge_mounts()
-            subject_env["WITNESS_WIRE"] = str(subject_end.fileno())
+            subject_env.update(WITNESS_WIRE=str(subject_end.fileno()), **layout_env(layout))
             judge_env.update(WITNESS_WIRE=str(judge_end.fileno()),
                              WITNESS_FIXTURE=self.sandbox.scratch_path(inbox, "fixture.json"))
             for tree in (views.judge, views.subject, stage_root() / "gate", inbox, empty,
@@ -194,7 +211,7 @@ class PropertyRunner:
                 raise
             judge_end.close()
             ended, other = collect_pair(judge, subject, deadline, self.limits.output_bytes)
-            return self._learn(verdict_of_judge(self.sandbox.ended(ended), other, "split-cold"))
+            return self._learn(replace(verdict_of_judge(self.sandbox.ended(ended), other, "split-cold"), layout=layout))
         finally:
             judge_end.close()
             subject_end.close()
@@ -217,7 +234,8 @@ class PropertyRunner:
             return None
         try:
             stderr = os.dup(subject.stderr.fileno())
-            return self._fork_judge(judge, payload, judge_end, stderr, "split-cold")
+            row = self._fork_judge(judge, payload, judge_end, stderr, "split-cold")
+            return replace(row, layout=subject.witness_layout) if row is not None else None
         finally:
             ahead.done(subject)
 
@@ -366,11 +384,14 @@ class PropertyRunner:
         def start(wire: int) -> subprocess.Popen:
             with sides.lock:
                 imports = ",".join(sorted(sides.imports))
+            layout = draw_layout()
             for tree in (views.subject, stage_root() / "gate", empty, *(m.source for m in mounts)):
                 settle(tree)
-            return sandbox.launch(side, repo=views.subject, scratch=empty, limits=limits, mounts=mounts,
-                                  env={**env, "WITNESS_WIRE": str(wire), "WITNESS_WARM_IMPORTS": imports},
-                                  pass_fds=(wire,))
+            proc = sandbox.launch(side, repo=views.subject, scratch=empty, limits=limits, mounts=mounts, pass_fds=(wire,),
+                                  env={**env, "WITNESS_WIRE": str(wire), "WITNESS_WARM_IMPORTS": imports,
+                                       **layout_env(layout)})
+            proc.witness_layout = layout  # the row it serves records it
+            return proc
 
         return start
 
