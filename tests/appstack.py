@@ -49,6 +49,8 @@ class AppStack:
         # checkouts live where the sandbox uid can traverse, as under /tmp in production
         self.cache = tempfile.mkdtemp(prefix="witness-cache-")
         os.chmod(self.cache, 0o755)
+        self.tmpdir = tempfile.mkdtemp(prefix="witness-tmp-")  # the processes' own TMPDIR: what they leave shows
+        os.chmod(self.tmpdir, 0o755)
         key = tmp / "app.pem"
         key.write_text(double.private_key_pem)
         self.env = {
@@ -64,6 +66,7 @@ class AppStack:
             "WITNESS_PUBLIC_URL": self.url,
             "WITNESS_QUEUE": self.queue,
             "WITNESS_CACHE": self.cache,
+            "TMPDIR": self.tmpdir,
             "WITNESS_ADMIN_TOKEN": admin_token,
             # GitHub faults are retried quickly in tests; production waits a second, then doubles
             "WITNESS_GITHUB_BACKOFF": "0.05",
@@ -128,6 +131,7 @@ class AppStack:
         self.store.drop_schema()
         self.store.engine.dispose()
         shutil.rmtree(self.cache, ignore_errors=True)
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
 
     def logs(self) -> str:
         return "\n".join(f"--- {p.name}\n{p.read_text()[-4000:]}" for p in sorted((self.tmp / "logs").glob("*.log")))

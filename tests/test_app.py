@@ -88,6 +88,19 @@ def test_a_passing_pull_request_is_a_success(stack, double, tmp_path):
     double.expect("GET", "/pulls/7/files")
 
 
+def test_jobs_leave_no_staged_copy_of_the_gate_behind(stack, double, tmp_path):
+    # each job's work horse ends with os._exit: a staged copy of the gate it made for itself was never removed
+    for _ in range(2):
+        name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"})
+        run, _ = gate(stack, double, name)
+        assert run["conclusion"] == "success", run["output"]
+    from pathlib import Path
+    staged = list(Path(stack.tmpdir).glob("witness-stage-*"))
+    assert len(staged) <= 2, staged  # one a worker process, whatever the number of jobs (6 here)
+    left = [p.name for p in Path(stack.tmpdir).iterdir() if not p.name.startswith("witness-stage-")]
+    assert left == [], left
+
+
 def test_a_regression_fails_with_the_witness_and_an_annotation(stack, double, tmp_path):
     name, repo = make_pull(double, tmp_path, {"src/calc.py": BUGGY})
     run, _ = gate(stack, double, name)

@@ -1,8 +1,8 @@
 """`rq worker --worker-class worker.preload.Worker`: the jobs' modules are imported once, in the worker.
 
 RQ forks a work-horse per job and imports the job's function there; imported here first, every horse
-inherits the modules instead of importing them again (about half a second a job). Only modules: no
-connection, engine or client is made before the fork.
+inherits the modules instead of importing them again (about half a second a job). Only modules and the staged
+copy of the gate: no connection, engine or client is made before the fork.
 """
 
 import logging
@@ -10,6 +10,11 @@ import logging
 from rq import Worker as _RQWorker
 
 import worker.jobs  # noqa: F401 - the point: loaded before any horse is forked
+from witness_gate.staging import stage_root
+
+# the sandbox's staged copy of the gate, made once here: a horse ends with os._exit, so one it made for itself would
+# never be removed (a folder a job, for as long as the worker runs); this one goes when the worker exits
+stage_root()
 
 log = logging.getLogger("witness_gate.worker")
 
