@@ -26,6 +26,11 @@ def pytest_configure(config):
 
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         return  # under pytest-xdist each worker owns its services; the controller runs no test
+    # a TMPDIR of this run's own: the staged checkouts and sandboxes' folders its tests leave go with it
+    _SERVICES["tmp"] = tempfile.mkdtemp(prefix="witness-tests-")
+    os.chmod(_SERVICES["tmp"], 0o755)  # the sandbox uid traverses it to the staged copies
+    os.environ["TMPDIR"] = _SERVICES["tmp"]
+    tempfile.tempdir = None  # read again from TMPDIR
     worker = getattr(config, "workerinput", {}).get("workerid")
     if worker and os.geteuid() == 0 and not os.environ.get("WITNESS_SANDBOX_UID"):
         from witness_gate.staging import worker_uid
@@ -65,6 +70,7 @@ def pytest_configure(config):
 
 def pytest_unconfigure(config):
     import shutil
+    import tempfile
 
     if "redis" in _SERVICES:
         import signal
@@ -83,6 +89,9 @@ def pytest_unconfigure(config):
         with server.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         server.dispose()
+    if "tmp" in _SERVICES:
+        shutil.rmtree(_SERVICES.pop("tmp"), ignore_errors=True)
+        tempfile.tempdir = None
 
 
 class GitRepo:
