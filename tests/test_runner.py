@@ -68,6 +68,11 @@ def repo(tmp_path_factory):
         "ORDER = ''.join(f.__name__[1] for f in {_a, _b, _c, _d, _e, _f, _g, _h})\n"
         "def seen():\n    return 'h%d-%s' % (hash('witness') % 1000, ORDER)\n"))
     (root / "tests" / "properties" / "varies_p.py").write_text("from varies import seen\ndef prop_x(p): return seen()\n")
+    # an implementation whose import never ends in a warm subject parent (found by a reviewer: 30 s a candidate)
+    (root / "src" / "hangs_warm.py").write_text("import os, sys, time\nif os.environ.get('WITNESS_CONTROL') and "
+                                               "sys.argv[1:] == ['--warm']:\n    time.sleep(3600)\nONE = 1\n")
+    (root / "tests" / "properties" / "hangs_warm_p.py").write_text("from hangs_warm import ONE\n"
+                                                                   "def prop_x(p): return ONE == 1\n")
     for module, line in (("uses_raises", "import raises"), ("uses_unparsable", "import unparsable"),
                          ("uses_lost", "from lost import gone"), ("own_syntax", "def (")):
         (root / "tests" / "properties" / f"{module}.py").write_text(f"{line}\ndef prop_x(p): return True\n")
@@ -134,6 +139,26 @@ def test_each_cold_subject_has_a_hash_seed_and_address_layout_of_its_own_recorde
         assert cold[0].as_row()["layout"] == cold[0].layout  # the record has it
     finally:
         runner.close()
+
+
+def test_a_warm_subject_parent_that_never_gets_ready_is_tried_once_and_candidates_run_cold(repo, monkeypatch):
+    warm_starts, launch = [], Sandbox.launch
+
+    def counted(self, argv, **kw):
+        if argv[-1] == "--warm" and "subject" in argv[-2]:
+            warm_starts.append(argv)
+        return launch(self, argv, **kw)
+
+    monkeypatch.setattr(Sandbox, "launch", counted)
+    runner = PropertyRunner(repo, "tests/properties/hangs_warm_p.py::prop_x", "17", Sandbox("bwrap"),
+                            timeout_seconds=1)
+    try:
+        assert runner({}).outcome == "pass"  # cold: the import finishes, and the warm parent learns to import it
+        rows = [runner.candidate({}) for _ in range(3)]
+    finally:
+        runner.close()
+    assert [(row.outcome, row.isolation) for row in rows] == [("pass", "split-cold")] * 3, rows
+    assert len(warm_starts) == 1, warm_starts  # not once a candidate, each waiting for a ready that never comes
 
 
 def test_bubblewrap_is_available_here():

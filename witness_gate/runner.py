@@ -6,9 +6,9 @@ standard library); `candidate` may fork the subject warm too (split-warm)."""
 from __future__ import annotations
 
 import hashlib
-import secrets
 import math
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -26,7 +26,7 @@ from witness_gate.evaluation import Evaluation, verdict_of_judge, verdict_of_pro
 from witness_gate.labels import path_matches
 from witness_gate.processes import Finished, collect_pair
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
-from witness_gate.sandbox.forks import Ahead, ForkServer, end_process, read_until_closed
+from witness_gate.sandbox.forks import READY_SECONDS, Ahead, ForkServer, end_process, read_until_closed
 from witness_gate.sandbox.views import Views, split_checkout
 from witness_gate.staging import mark_fixed
 from witness_gate.warm_settings import parallel_from_environment, warm_from_environment
@@ -66,6 +66,7 @@ class Sides:
     starter: ThreadPoolExecutor | None = None  # the threads that start the warm parents
     lock: threading.RLock = field(default_factory=threading.RLock)
     judge_failed: bool = False  # a judge parent that would not start is not tried again
+    subject_failed: bool = False  # nor a subject parent: a head whose import never ends would cost every candidate
     judge_told: set[str] = field(default_factory=set)  # the standard modules the judge parent was asked to import
     imports: set[str] = field(default_factory=set)  # the implementation's modules properties import: a subject's first
     standard: set[str] = field(default_factory=set)  # the standard library's modules they import: a warm judge's
@@ -339,7 +340,7 @@ class PropertyRunner:
                 sides.judge_told = set(sides.standard)
                 starting.append(("judge", inbox, self._start_parent("judge", views.judge, inbox, judge_env,
                                                                     self._judge_mounts())))
-            if subject and sides.subject is None and not sides.judge_failed:
+            if subject and sides.subject is None and not (sides.judge_failed or sides.subject_failed):
                 views = self._views()
                 empty = self.sandbox.make_scratch()  # the fixtures are the judge's only
                 _, subject_env, mounts = self._side_settings(views, empty)
@@ -353,8 +354,7 @@ class PropertyRunner:
                     shutil.rmtree(scratch, ignore_errors=True)
                     server = None
                 setattr(sides, which, (server, scratch) if server is not None else None)
-                if which == "judge":
-                    sides.judge_failed = server is None
+                setattr(sides, f"{which}_failed", server is None)
             judge = sides.judge[0] if sides.judge is not None else None
             warm_subject = sides.subject[0] if subject and judge and sides.subject is not None else None
             return judge, warm_subject
@@ -366,9 +366,10 @@ class PropertyRunner:
             settle(tree)
         if self._sides.starter is None:
             self._sides.starter = ThreadPoolExecutor(2, thread_name_prefix="witness-start")  # both sides at once
+        ready = min(READY_SECONDS, max(1.0, self.timeout_seconds))  # an import longer than an evaluation: cold
         return self._sides.starter.submit(ForkServer, lambda fd: self.sandbox.launch(
             [*self._side(which), "--warm"], repo=repo, scratch=scratch, env={**env, "WITNESS_CONTROL": str(fd)},
-            limits=self._limits(), mounts=mounts, pass_fds=(fd,), quiet=True))
+            limits=self._limits(), mounts=mounts, pass_fds=(fd,), quiet=True), ready)
 
     def _subject_starter(self) -> Callable[[int], subprocess.Popen]:
         """How `Ahead` starts a cold subject: it imports what earlier evaluations asked for, then waits for its one
