@@ -539,8 +539,13 @@ def test_the_seccomp_filter_refuses_only_what_it_names():
 
     program = seccomp.program("x86_64")
     assert seccomp.program("sparc") is None
+    calls = len(seccomp.REFUSED["x86_64"][1])
     # arch check and deny, load nr, x32 check and deny, a check and a return a call, allow
-    assert len(program) == 8 * (4 + 2 + 2 * len(seccomp.REFUSED["x86_64"][1]) + 1)
+    assert len(seccomp.program("x86_64", evaluation=False)) == 8 * (4 + 2 + 2 * calls + 1)
+    # an evaluation's: the calls that notice other sandboxes too, and fcntl's check, its load of the command, a check
+    # and a return a refused command
+    noticing = len(seccomp.NOTICING["x86_64"][1])
+    assert len(program) == 8 * (4 + 2 + 2 * (calls + noticing) + 2 + 2 * len(seccomp.FCNTL_REFUSED) + 1)
 
 
 # -- evaluations that cannot tell each other apart --

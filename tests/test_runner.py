@@ -1,6 +1,7 @@
 """The runner protocol through real processes, in bubblewrap and in a plain subprocess."""
 
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -52,6 +53,37 @@ def prop_forges_the_verdict(p):
 '''
 
 
+COUNTS = '''
+import ctypes, errno, fcntl, os, struct
+_fd = os.open(__file__, os.O_RDONLY)
+def _range(kind, start):
+    return struct.pack("hhqqi", kind, 0, start, 1, 0)
+def _ordinal():  # the first byte no live subject holds a read lock on is this one's
+    for i in range(64):
+        if struct.unpack("hhqqi", fcntl.fcntl(_fd, fcntl.F_GETLK, _range(fcntl.F_WRLCK, i)))[0] == fcntl.F_UNLCK:
+            fcntl.fcntl(_fd, fcntl.F_SETLK, _range(fcntl.F_RDLCK, i))
+            return "ordinal-%d" % (i + 1)
+def _flock():  # one bit: is another subject holding it?
+    fcntl.flock(_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return "flock-first"
+def _watch():  # another subject's open of the file would show here
+    fd = ctypes.CDLL(None, use_errno=True).inotify_init1(0)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "inotify")
+    return "watching"
+SEEN = []
+for probe in (_ordinal, _flock, _watch):
+    try:
+        SEEN.append(probe())
+    except OSError as error:
+        SEEN.append("refused-" + errno.errorcode.get(error.errno, "?"))
+def seen():
+    if all(s.startswith("refused-") for s in SEEN):
+        return "refused:" + ",".join(s[8:] for s in SEEN)
+    return ",".join(SEEN)
+'''
+
+
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
     root = tmp_path_factory.mktemp("repo")
@@ -73,6 +105,14 @@ def repo(tmp_path_factory):
                                                "sys.argv[1:] == ['--warm']:\n    time.sleep(3600)\nONE = 1\n")
     (root / "tests" / "properties" / "hangs_warm_p.py").write_text("from hangs_warm import ONE\n"
                                                                    "def prop_x(p): return ONE == 1\n")
+    # an implementation that counts the subjects alive with it through what they all see: locks and watches on its file
+    (root / "src" / "counts.py").write_text(COUNTS)
+    (root / "tests" / "properties" / "counts_p.py").write_text(
+        "import time\nfrom counts import seen\ndef prop_x(p):\n    s = seen()\n    time.sleep(1)\n"
+        "    return True if s == 'refused:ENOLCK,ENOLCK,ENOSYS' else s\n")
+    # an implementation that reports what its subject was told to import before its evaluation
+    (root / "src" / "told.py").write_text("import os\nTOLD = os.environ.get('WITNESS_WARM_IMPORTS')\n")
+    (root / "tests" / "properties" / "told_p.py").write_text("import told\ndef prop_x(p): return 'told:%s' % told.TOLD\n")
     for module, line in (("uses_raises", "import raises"), ("uses_unparsable", "import unparsable"),
                          ("uses_lost", "from lost import gone"), ("own_syntax", "def (")):
         (root / "tests" / "properties" / f"{module}.py").write_text(f"{line}\ndef prop_x(p): return True\n")
@@ -119,6 +159,41 @@ def test_runners_that_share_their_sides_each_evaluate_their_own_property(repo):
     assert parent.wait(timeout=10) is not None  # whoever made them ends them
     with pytest.raises(ValueError, match="share their views too"):
         PropertyRunner(repo, "tests/properties/p.py::prop_true", "17", Sandbox("bwrap"), sides=Sides())
+
+
+@pytest.mark.parametrize("filtered", [True, False])
+def test_cold_subjects_alive_at_once_cannot_count_each_other(repo, monkeypatch, filtered):
+    # every subject sees the same files (the checkout, the gate, /usr): a lock or a watch one holds on them is seen
+    # by the others, so rows run at once could count each other and tell which of a series they serve (found by a
+    # reviewer: property B's first row learned it was the run's 21st subject). Control: without those refusals
+    # the same subjects count 1, 2, 3.
+    from witness_gate import seccomp
+
+    if not filtered:
+        monkeypatch.setitem(seccomp.NOTICING, "x86_64", (72, {}))
+        monkeypatch.setattr(seccomp, "FCNTL_REFUSED", ())
+    runner = PropertyRunner(repo, "tests/properties/counts_p.py::prop_x", "17", Sandbox("bwrap"), timeout_seconds=10)
+    try:
+        with ThreadPoolExecutor(3) as pool:  # parallel replays: three subjects alive at once
+            rows = list(pool.map(lambda _: runner({}), range(3)))
+    finally:
+        runner.close()
+    if filtered:
+        assert [(row.outcome, row.isolation) for row in rows] == [("pass", "split-cold")] * 3, rows
+    else:
+        assert all(row.outcome == "fail" for row in rows), rows
+        assert any(not row.reason.startswith("ordinal-1,") for row in rows), rows
+
+
+def test_every_cold_subject_of_a_run_is_told_the_same_imports(repo):
+    # a list that grew with the evaluations (the first subject told nothing, the next what the first imported) told a
+    # subject it was not the first (found by a reviewer); the warm subject may learn
+    runner = PropertyRunner(repo, "tests/properties/told_p.py::prop_x", "17", Sandbox("bwrap"), timeout_seconds=10)
+    try:
+        rows = [runner({}) for _ in range(4)] + [runner.candidate({})]
+    finally:
+        runner.close()
+    assert [row.reason for row in rows] == ["told:told"] * 5, rows
 
 
 def test_each_cold_subject_has_a_hash_seed_and_address_layout_of_its_own_recorded_in_its_row(repo):

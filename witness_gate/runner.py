@@ -25,7 +25,9 @@ from witness_gate.config import Config
 from witness_gate.evaluation import Evaluation, verdict_of_judge, verdict_of_process
 from witness_gate.labels import path_matches
 from witness_gate.processes import Finished, collect_pair
+from witness_gate.safefs import UnsafePath, read_inside
 from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
+from witness_gate.sandbox.names import imported_names
 from witness_gate.sandbox.forks import READY_SECONDS, Ahead, ForkServer, end_process, read_until_closed
 from witness_gate.sandbox.views import Views, split_checkout
 from witness_gate.staging import mark_fixed
@@ -50,6 +52,7 @@ def draw_layout() -> int:
 
 
 LAYOUTS = 1 << 32  # PYTHONHASHSEED's own range
+MAX_PROPERTY_BYTES = 1 << 20  # a property file read for its import lines
 
 
 @dataclass
@@ -68,7 +71,10 @@ class Sides:
     judge_failed: bool = False  # a judge parent that would not start is not tried again
     subject_failed: bool = False  # nor a subject parent: a head whose import never ends would cost every candidate
     judge_told: set[str] = field(default_factory=set)  # the standard modules the judge parent was asked to import
-    imports: set[str] = field(default_factory=set)  # the implementation's modules properties import: a subject's first
+    imports: set[str] = field(default_factory=set)  # the implementation's modules properties imported: a warm subject's
+    # a cold subject's first imports, the same for every one: fixed before the first starts, from the first property's
+    # text, for a list that grew with the evaluations would tell a subject it is not the first
+    cold_imports: str | None = None
     standard: set[str] = field(default_factory=set)  # the standard library's modules they import: a warm judge's
     requests: int = 0  # fork requests to the judge parent, each with its own number and fixture
 
@@ -193,7 +199,8 @@ class PropertyRunner:
             (inbox / "fixture.json").write_bytes(canonical_bytes(payload))
             judge_env, subject_env, mounts = self._side_settings(views, inbox)
             judge_mounts = self._judge_mounts()
-            subject_env.update(WITNESS_WIRE=str(subject_end.fileno()), **layout_env(layout))
+            subject_env.update(WITNESS_WIRE=str(subject_end.fileno()), WITNESS_WARM_IMPORTS=self._cold_imports(),
+                               **layout_env(layout))
             judge_env.update(WITNESS_WIRE=str(judge_end.fileno()),
                              WITNESS_FIXTURE=self.sandbox.scratch_path(inbox, "fixture.json"))
             for tree in (views.judge, views.subject, stage_root() / "gate", inbox, empty,
@@ -380,11 +387,10 @@ class PropertyRunner:
             if sides.empty is None:
                 sides.empty = sandbox.make_scratch()  # every such subject's /input: read-only, and empty
             empty = sides.empty
+        imports = self._cold_imports()
         _, env, mounts = self._side_settings(views, empty)
 
         def start(wire: int) -> subprocess.Popen:
-            with sides.lock:
-                imports = ",".join(sorted(sides.imports))
             layout = draw_layout()
             for tree in (views.subject, stage_root() / "gate", empty, *(m.source for m in mounts)):
                 settle(tree)
@@ -395,6 +401,19 @@ class PropertyRunner:
             return proc
 
         return start
+
+    def _cold_imports(self) -> str:
+        """What every cold subject of these sides imports first: the implementation's modules the first property's
+        file names in its import lines, fixed before the first subject starts."""
+        with self._lock:
+            if self._sides.cold_imports is None:
+                views = self._views()
+                try:
+                    text = read_inside(views.judge, self.selector.partition("::")[0], max_bytes=MAX_PROPERTY_BYTES)
+                except (OSError, UnsafePath):
+                    text = b""  # the evaluation meets what is wrong with it
+                self._sides.cold_imports = ",".join(imported_names(text.decode("utf-8", "replace"), views.modules))
+            return self._sides.cold_imports
 
     def _end_judge(self) -> None:
         self._sides.end("judge")

@@ -12,6 +12,11 @@
 - the kernel keyring (`add_key`, `request_key`, `keyctl`) is shared by every evaluation of the
   sandbox uid, so a key left by one is seen (or counted) by the next: it fails with EPERM.
 - every call of a foreign ABI (x32, i386 on x86_64) fails with EPERM.
+- and, in an evaluation, what one process can notice of another through a file both see: the checkout, the gate and
+  /usr are the same files in every sandbox, so a byte-range lock, a `flock` or a lease one subject holds on them is
+  seen by the next, and subjects alive at once could count each other; an inotify, fanotify or dnotify watch would
+  see the others open them. `flock` and fcntl's lock, lease and notify commands fail with ENOLCK, inotify with
+  ENOSYS (watchers fall back to polling), fanotify with EPERM. A set-up is no evaluation: its tools lock their caches.
 Everything else goes through. bubblewrap loads it with `--seccomp FD` just before it starts the
 process.
 """
@@ -39,7 +44,17 @@ REFUSED = {
                              "cachestat": 451, "memfd_create": 279, "memfd_secret": 447, "statx": 291,
                              "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
 }
-ERRNO = {name: errno.ENOSYS for name in ("statx", "io_uring_setup", "io_uring_enter", "io_uring_register",
+# an evaluation's too: (fcntl's number, the commands refused), and the calls refused outright
+NOTICING = {
+    "x86_64": (72, {"flock": 73, "inotify_init": 253, "inotify_init1": 294, "fanotify_init": 300}),
+    "aarch64": (25, {"flock": 32, "inotify_init1": 26, "fanotify_init": 262}),
+}
+# F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE, F_GETLEASE, F_NOTIFY
+FCNTL_REFUSED = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
+_FCNTL_CMD = 24  # offset of args[1]'s low word in struct seccomp_data (little-endian; the kernel reads an int)
+ERRNO = {"flock": errno.ENOLCK, "fanotify_init": errno.EPERM, "inotify_init": errno.ENOSYS,
+         "inotify_init1": errno.ENOSYS}
+ERRNO |= {name: errno.ENOSYS for name in ("statx", "io_uring_setup", "io_uring_enter", "io_uring_register",
                                           "mincore", "readahead", "fadvise64", "preadv2", "pwritev2",
                                           "cachestat")}  # the rest: EPERM
 
@@ -48,19 +63,26 @@ def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def program(machine: str | None = None) -> bytes | None:
-    """The compiled filter for this machine, or None where the
-    syscall numbers are not known here."""
+def program(machine: str | None = None, *, evaluation: bool = True) -> bytes | None:
+    """The compiled filter for this machine (`evaluation`: with NOTICING too), or None where the syscall numbers are
+    not known here."""
     machine = machine or platform.machine()
     if machine not in REFUSED:
         return None
     arch, calls = REFUSED[machine]
+    fcntl, noticing = NOTICING[machine]
+    calls = {**calls, **noticing} if evaluation else calls
     deny = _ERRNO | errno.EPERM
     ops = [_op(_LD_ABS_W, _ARCH), _op(_JEQ, arch, 1, 0), _op(_RET, deny), _op(_LD_ABS_W, _NR)]
     if machine == "x86_64":
         ops += [_op(_JGE, X32_BIT, 0, 1), _op(_RET, deny)]
     for name, number in sorted(calls.items(), key=lambda item: item[1]):
         ops += [_op(_JEQ, number, 0, 1), _op(_RET, _ERRNO | ERRNO.get(name, errno.EPERM))]
+    if evaluation:
+        block = [_op(_LD_ABS_W, _FCNTL_CMD)]
+        for command in FCNTL_REFUSED:
+            block += [_op(_JEQ, command, 0, 1), _op(_RET, _ERRNO | errno.ENOLCK)]
+        ops += [_op(_JEQ, fcntl, 0, len(block)), *block]  # any other command: on to the allow below
     ops.append(_op(_RET, _ALLOW))
     return b"".join(ops)
 

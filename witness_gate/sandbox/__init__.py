@@ -93,10 +93,11 @@ class Sandbox:
 
     def run(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str], limits: Limits,
             timeout: float, mounts: tuple[Mount, ...] = (), stdin: bytes = b"",
-            pass_fds: tuple[int, ...] = ()) -> Finished:
-        """One process in the sandbox, as `wrap` builds it; bubblewrap's own failure is the fault "sandbox"."""
+            pass_fds: tuple[int, ...] = (), evaluation: bool = True) -> Finished:
+        """One process in the sandbox, as `wrap` builds it; bubblewrap's own failure is the fault "sandbox". Not an
+        `evaluation` (a set-up): the filter lets it lock files."""
         filter_fd = None
-        program = seccomp.program() if self.mode == "bwrap" else None
+        program = seccomp.program(evaluation=evaluation) if self.mode == "bwrap" else None
         if program is not None:
             filter_fd = seccomp.pipe_of(program)
         try:

@@ -1,9 +1,10 @@
 """The subject's entry: `python -P -s -B <gate>/witness_gate/sandbox/subject/main.py [--warm]`, in the subject's
 sandbox, with WITNESS_SEED and WITNESS_ENV (the head's set-up); the working directory is the subject's view of the
-checkout (no oracle file, no fixture). Both import WITNESS_WARM_IMPORTS (the implementation's modules earlier
-evaluations asked for) first. Cold, it then serves one judge on WITNESS_WIRE until that judge hangs up: it may be
-started before its evaluation, but it serves no other. Warm, it forks one server an evaluation, each handed its socket
-and stderr on WITNESS_CONTROL; its rows are split-warm, which never let a patch through (the gate's runner decides)."""
+checkout (no oracle file, no fixture). Both import WITNESS_WARM_IMPORTS first: cold, the implementation's modules the
+property's file names, the same list for every cold subject of a run; warm, those earlier evaluations asked for.
+Cold, it then serves one judge on WITNESS_WIRE until that judge hangs up: it may be started before its evaluation,
+but it serves no other. Warm, it forks one server an evaluation, each handed its socket and stderr on WITNESS_CONTROL;
+its rows are split-warm, which never let a patch through (the gate's runner decides)."""
 
 import os
 import sys
