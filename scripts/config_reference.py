@@ -43,6 +43,35 @@ TAIL = """
 - Give `setup.requirements` or `setup.command`, not both.
 - `freeze.expires_in_hours`, when set, is at most `freeze.max_hours`.
 - `properties.names` needs `properties.command`: Python `prop_*` functions are found without a list.
+- `properties.pytest` and `properties.command` exclude each other.
+
+## A repository's own pytest tests
+
+```yaml
+paths:
+  impl: ["src/"]
+  oracle: ["tests/"]
+properties:
+  pytest: ["tests/"]     # test files, or folders searched for test_*.py and *_test.py
+```
+
+- Every test is a property: test functions, `test*` methods of `Test*` classes (and of `TestCase`
+  subclasses) and Hypothesis state machines (`TestX = Machine.TestCase`), found by reading the source.
+  Its assertion id is its module's dotted path and its node (`tests.test_calc.TestGroup.test_in_class`),
+  its property id `<file>::<node>@<12 hex of the file>`; its contract is its name, its docstring and the
+  hash of its source with its decorators, so editing a test (or its `@given` strategies) changes it.
+- A test has no fixture file: its payload is empty and its seed is `properties.seed`, from which
+  Hypothesis's seed follows; Hypothesis's example database starts empty in every evaluation.
+- pytest runs it in the judge with the gate's own pytest and Hypothesis (a trusted set-up's, when the
+  base installs them, come first). The judge's view holds only oracle paths, so a `conftest.py`,
+  `pytest.ini`, `pyproject.toml`, `setup.cfg` or `tox.ini` outside them is never read: a head cannot
+  change which tests run or how. (For now the base's configuration outside the oracle paths is not
+  read either; a `conftest.py` inside `tests/` is the oracle's and is.)
+- A failure's reason is where it was raised (`raise:AssertionError@tests/test_calc.py:19`) and its
+  detail ends with pytest's message (`assert 'ß' == 'ss'`, Hypothesis's falsifying example); a skipped
+  test is no evidence (`transport:skipped`, a hold); an expected failure (`xfail`) passes.
+- An evaluation may not lock or watch files (see docs/SECURITY.md): code under test that keeps an
+  SQLite database in a file should open it with `?vfs=unix-none` or use `:memory:`.
 
 ## Properties in other languages
 

@@ -39,6 +39,7 @@ class Config:
     properties_dir: str = "tests/properties"
     command: tuple[str, ...] | None = None
     names: tuple[str, ...] = ()  # the runner protocol's properties; empty: the command lists them itself
+    pytest: tuple[str, ...] = ()  # test files and folders whose pytest tests are properties (oracle paths)
     fixtures: dict[str, str] = field(default_factory=dict)
     seed: str = "0"
     generator_version: int = 1
@@ -60,8 +61,8 @@ class Config:
 
     @property
     def oracle_patterns(self) -> tuple[str, ...]:
-        """Generated stubs and the config itself count as oracle paths."""
-        return self.oracle + self.generated + (CONFIG_NAME,)
+        """Generated stubs, the pytest tests gated and the config itself count as oracle paths."""
+        return self.oracle + self.generated + self.pytest + (CONFIG_NAME,)
 
     def split(self, paths: Iterable[str]) -> ChangeSplit:
         """The changed paths by kind, with the gate's fail-closed rule (labels.split_change_paths)."""
@@ -160,6 +161,16 @@ def _names(v: Any) -> tuple[str, ...]:
     return tuple(v)
 
 
+def _test_paths(v: Any) -> tuple[str, ...]:
+    if v is None or v == []:
+        return ()
+    if not isinstance(v, list):
+        raise _Bad('a list of test files or folders, like ["tests/"]')
+    paths = tuple(_relpath(p) for p in v)
+    # a folder is a prefix of its files only with its slash: "tests" must not take in "tests_old/"
+    return tuple(p if p.endswith((".py", "/")) else p + "/" for p in paths)
+
+
 def _fixtures(v: Any) -> dict[str, str]:
     if not isinstance(v, dict) or not all(isinstance(k, str) for k in v):
         raise _Bad('a mapping of assertion id or "*" to a fixture path')
@@ -209,6 +220,8 @@ SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
     ("properties.command", "command", _command, "runner-protocol command for other languages"),
     ("properties.names", "names", _names,
      "the command's properties; empty: the command lists them (run with WITNESS_LIST=1)"),
+    ("properties.pytest", "pytest", _test_paths,
+     "test files and folders gated as they are: each pytest test a property (oracle paths)"),
     ("properties.fixtures", "fixtures", _fixtures, 'assertion id or "*" -> fixture file'),
     ("properties.seed", "seed", _text, "the pinned seed"),
     ("properties.generator_version", "generator_version", _int(0), "recorded in the lock"),
@@ -278,6 +291,11 @@ def _cross_checks(config: Config, where: Callable[[str], str]) -> list[str]:
         problems.append(
             f"{where('properties.names')}: names runner-protocol properties, but properties.command is not set; "
             "set the command that runs them (Python prop_* functions are found without a list)"
+        )
+    if config.pytest and config.command is not None:
+        problems.append(
+            f"{where('properties.pytest')}: pytest tests run in the gate's own judge, properties.command in one "
+            "process of its own; give one of them"
         )
     if config.setup_requirements and config.setup_command:
         problems.append(

@@ -7,11 +7,12 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from witness_gate import listing, safefs
+from witness_gate import listing, pytests, safefs
 from witness_gate.budget import Contract
 from witness_gate.canonical import canonical_bytes, property_id
 from witness_gate.config import CONFIG_NAME, Config
 from witness_gate.sandbox import Sandbox
+from witness_gate.sandbox.judge.tests import PREFIX as PYTEST_PREFIX
 
 MAX_MODULE_BYTES = 8 * 1024 * 1024  # a property module larger than this is refused, not read
 
@@ -30,10 +31,14 @@ class PropertyTarget:
     contract_problem: str = ""  # why the contract is missing, and how to add one
     holds: tuple[str, ...] = ()  # why this target cannot run at all, e.g. `unsafe_path:<relpath>`
     protocol: bool = False  # run by properties.command, which is told the bare name
+    node: str = ""  # a pytest test's node in its file (`test_x`, `TestY::test_x`): the test is the property
 
     @property
     def selector(self) -> str:
-        """What the harness is told to run, `<relpath>::<function>`; the runner protocol's command, the name."""
+        """What the harness is told to run, `<relpath>::<function>` (`pytest:<relpath>::<node>` for a test); the runner
+        protocol's command, the name."""
+        if self.node:
+            return f"{PYTEST_PREFIX}{self.relpath}::{self.node}"
         return self.assertion_id if self.protocol else f"{self.relpath}::{self.assertion_id}"
 
 
@@ -41,7 +46,8 @@ def properties_of(repo: Path, config: Config, sandbox: Sandbox | None) -> list[P
     """The checkout's properties: `prop_*` functions, or with properties.command the names that
     properties.names gives, else those the command lists (run in `sandbox`; None: there is none)."""
     if config.command is None:
-        return discover(repo, config.properties_dir, config.contracts)
+        props = discover(repo, config.properties_dir, config.contracts, optional=bool(config.pytest))
+        return props + pytest_targets(repo, config.pytest)
     names = config.names
     if not names and sandbox is None:
         raise DiscoveryError(f"properties.command {list(config.command)} would list its properties in the sandbox, "
@@ -61,7 +67,7 @@ def property_named(repo: Path, config: Config, assertion_id: str) -> PropertyTar
     """One property of a gate run whose names are known already: a command's is not listed a second time."""
     if config.command is not None:
         return command_target(repo, config, assertion_id)
-    for target in discover(repo, config.properties_dir, config.contracts):
+    for target in properties_of(repo, config, None):
         if target.assertion_id == assertion_id:
             return target
     raise DiscoveryError(f"{assertion_id}: no longer found under {config.properties_dir} in {repo}")
@@ -100,7 +106,30 @@ def _command_script(repo: Path, command: tuple[str, ...]) -> tuple[str, bytes, t
     return CONFIG_NAME, canonical_bytes(list(command)), ()
 
 
-def discover(repo: Path, properties_dir: str, contracts: dict[str, dict[str, str]]) -> list[PropertyTarget]:
+def pytest_targets(repo: Path, paths: tuple[str, ...]) -> list[PropertyTarget]:
+    """Every pytest test in the files and folders `properties.pytest` names, in file order."""
+    found: list[PropertyTarget] = []
+    for relpath in pytests.gated_files(repo, paths):
+        try:
+            raw, nodes = pytests.read_tests(repo, relpath)
+        except safefs.UnsafePath as exc:
+            found.append(unsafe_target(relpath, exc))
+            continue
+        except OSError as exc:
+            found.append(unsafe_target(relpath, f"cannot be read ({exc.strerror or exc})"))
+            continue
+        except (SyntaxError, ValueError) as exc:
+            raise DiscoveryError(f"{relpath}:{getattr(exc, 'lineno', 1)}: does not parse "
+                                 f"({getattr(exc, 'msg', exc)})") from None
+        for node, line, source, docstring in nodes:
+            found.append(PropertyTarget(
+                assertion_id=pytests.assertion_id(relpath, node), property_id=property_id(relpath, node, raw),
+                relpath=relpath, line=line, contract=pytests.contract_of(node, source, docstring), node=node))
+    return found
+
+
+def discover(repo: Path, properties_dir: str, contracts: dict[str, dict[str, str]],
+             optional: bool = False) -> list[PropertyTarget]:
     """Every top-level `prop_*` function under `properties_dir`, sorted by assertion id.
 
     The checkout is read through `safefs`: a module that is a link out of the tree, a dangling
@@ -112,6 +141,8 @@ def discover(repo: Path, properties_dir: str, contracts: dict[str, dict[str, str
     except safefs.UnsafePath as exc:
         raise DiscoveryError(f"properties.dir {exc}") from None
     except OSError:
+        if optional:  # the repository's own tests are its properties
+            return []
         raise DiscoveryError(
             f"{properties_dir}: no such directory in {repo}; set properties.dir in .witness.yml"
         ) from None

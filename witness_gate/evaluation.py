@@ -75,7 +75,10 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
     standard = tuple(str(name) for name in verdict.get("standard") or ())[:200]
     if outcome == "pass":
         return Evaluation("pass", None, detail, judge.seconds, isolation, imports, standard)
-    if outcome == "fail":
+    if outcome == "fail":  # what the judge observed (an assertion's message) ends the detail, where a record keeps it
+        observed = str(verdict.get("detail") or "")
+        if observed and observed not in detail:
+            detail = (detail + "\n" + observed).strip()[-DETAIL_CHARS:]
         return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports, standard)
     return Evaluation("transport", reason or "no_verdict", (str(verdict.get("detail") or "") + "\n" + detail).strip(),
                       judge.seconds, isolation, imports, standard)

@@ -171,7 +171,8 @@ def fetch(store: Path, url: str, shas: list[str], *, header: str, max_bytes: int
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
         last = message[-1] if message else "failed"
-        if "index-pack" in last or "signal 25" in last:  # the pack hit RLIMIT_FSIZE (SIGXFSZ ends index-pack)
+        # the pack hit RLIMIT_FSIZE (SIGXFSZ ends index-pack); the HTTP side may say last that its peer went away
+        if any("index-pack" in line or "signal 25" in line for line in message):
             for partial in (store / "objects" / "pack").glob("tmp_pack_*"):
                 partial.unlink(missing_ok=True)
             last = (f"the commits' objects are larger than {max_bytes / 2**20:.1f} MiB, the most the gate fetches "

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from witness_gate import gitrepo, plan as plans, records, safefs
+from witness_gate import gitrepo, plan as plans, pytests, records, safefs
 from witness_gate.attempt import Policy
 from witness_gate.baseline import LazyBase
 from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
@@ -105,7 +105,8 @@ def check(
                        say=reporter.say)
         run = GateRun(checkout, digest, Split(impl_changed=True, oracle_changed=False), policy, config,
                       sandbox, out_dir, reporter, setup=setup, freezes=freezes, source=source)
-        results = run.gate(targets, lambda _t: Pinned(lock, fixture))
+        results = run.gate(targets, lambda target: Pinned(*pytests.pinned(lock.seed, config.generator_version))
+                           if target.node else Pinned(lock, fixture))
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
         shutil.rmtree(cache, ignore_errors=True)
@@ -237,6 +238,8 @@ def _pin_from_base(repo: Path, base_sha: str, config: Config, seed: str | None) 
     """Fixtures are read from the base commit, so a patch cannot refresh the pin and the witness together."""
 
     def pinned(target: PropertyTarget) -> Pinned:
+        if target.node:  # a pytest test: no fixture file
+            return Pinned(*pytests.pinned(seed or config.seed, config.generator_version))
         path = config.fixture_for(target.assertion_id)
         raw = gitrepo.show(repo, base_sha, path)
         if raw is None:

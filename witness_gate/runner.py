@@ -26,11 +26,12 @@ from witness_gate.evaluation import Evaluation, verdict_of_judge, verdict_of_pro
 from witness_gate.labels import path_matches
 from witness_gate.processes import Finished, collect_pair
 from witness_gate.safefs import UnsafePath, read_inside
-from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, settle, stage_root
+from witness_gate.sandbox import ENV_MOUNT, JUDGE_SITE_MOUNT, Limits, Mount, Sandbox, settle, stage_root
+from witness_gate.sandbox.judge.tests import is_test
 from witness_gate.sandbox.names import imported_names
 from witness_gate.sandbox.forks import READY_SECONDS, Ahead, ForkServer, end_process, read_until_closed
 from witness_gate.sandbox.views import Views, split_checkout
-from witness_gate.staging import mark_fixed
+from witness_gate.staging import judge_site, mark_fixed
 from witness_gate.warm_settings import parallel_from_environment, warm_from_environment
 
 
@@ -114,6 +115,7 @@ class PropertyRunner:
     environment: Path | None = None  # what the set-up phase installed for this head, seen read-only by the subject
     # the judge's third-party packages beyond the gate interpreter's: a trusted set-up's (the base's), never the head's
     judge_environment: Path | None = None
+    tests: bool = False  # the run gates pytest tests: its judges get the gate's pytest and Hypothesis
     # replays at once (attempt._replay); without bubblewrap's pid namespace an orphan cannot be told to
     # belong to one evaluation or another, so there they run one after another
     parallel: int = field(default_factory=parallel_from_environment)
@@ -212,7 +214,7 @@ class PropertyRunner:
             subject_end.close()
             try:
                 judge = self.sandbox.launch(self._side("judge"), repo=views.judge, scratch=inbox, env=judge_env,
-                                            limits=self._limits(), mounts=judge_mounts,
+                                            limits=self._limits(), mounts=judge_mounts + self._site_mounts(),
                                             pass_fds=(judge_end.fileno(),))
             except BaseException:
                 end_process(subject)
@@ -346,7 +348,7 @@ class PropertyRunner:
                 judge_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(sides.standard))
                 sides.judge_told = set(sides.standard)
                 starting.append(("judge", inbox, self._start_parent("judge", views.judge, inbox, judge_env,
-                                                                    self._judge_mounts())))
+                                                                    self._judge_mounts() + self._site_mounts())))
             if subject and sides.subject is None and not (sides.judge_failed or sides.subject_failed):
                 views = self._views()
                 empty = self.sandbox.make_scratch()  # the fixtures are the judge's only
@@ -437,6 +439,8 @@ class PropertyRunner:
                      "WITNESS_NEW_MODULES": ",".join(self.new_modules), "WITNESS_TIMEOUT": str(self.timeout_seconds)}
         if self.judge_environment is not None:
             judge_env["WITNESS_ENV"] = self.sandbox.seen(self._judge_mounts()[0])
+        if self._site_mounts():
+            judge_env["WITNESS_JUDGE_SITE"] = self.sandbox.seen(self._site_mounts()[0])
         return judge_env, subject_env, mounts
 
     def _side(self, which: str) -> list[str]:
@@ -449,6 +453,12 @@ class PropertyRunner:
     def _judge_mounts(self) -> tuple[Mount, ...]:
         """The trusted set-up's environment, read-only at /env in the judge, when there is one."""
         return (Mount(self.judge_environment, ENV_MOUNT),) if self.judge_environment is not None else ()
+
+    def _site_mounts(self) -> tuple[Mount, ...]:
+        """The gate's own pytest and Hypothesis, read-only in the judge, when the run gates pytest tests (never
+        settled: they are the gate's installed files, linked)."""
+        site = judge_site() if self.tests or is_test(self.selector) else None
+        return (Mount(site, JUDGE_SITE_MOUNT),) if site is not None else ()
 
     def _evaluate_command(self, scratch: Path, payload: Any) -> Evaluation:
         """A runner-protocol command: oracle and implementation in one process, as the command has them."""

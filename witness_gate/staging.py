@@ -21,6 +21,8 @@ HARNESS_FILES = ("__init__.py", "contracts.py", "netshim.py")
 # the boundary's packages, staged whole for the judge and the subject (witness_gate/sandbox/__init__.py is the host's:
 # the staged copy gets an empty one)
 STAGED_PACKAGES = ("sandbox/wire", "sandbox/judge", "sandbox/subject")
+# what a repository's own tests need in the judge: the gate's trusted copies (never what the head installed)
+JUDGE_PACKAGES = ("pytest", "pluggy", "iniconfig", "packaging", "hypothesis", "attrs", "sortedcontainers")
 SETTLED_NS = 946684800 * 10**9  # 2000-01-01: every evaluation sees the same atime and mtime everywhere
 DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
 WORKER_UID_BASE, WORKER_UID_SPAN = 0x70000000, 1 << 24  # each worker's evaluations get their own uid
@@ -98,6 +100,45 @@ def stage_root() -> Path:
 
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     return root
+
+
+@functools.lru_cache(maxsize=1)
+def judge_site() -> Path | None:
+    """JUDGE_PACKAGES as the gate's interpreter has them (with their bytecode), beside the staged gate for a judge that
+    runs a repository's tests; None when one of them is not installed. Files the sandbox uid can read are linked, the
+    rest copied; never settled, so their bytecode stays valid."""
+    import importlib.metadata
+
+    site = stage_root() / "judge" / "site-packages"  # Hypothesis skips folders so named when it reads local code
+    try:
+        dists = [importlib.metadata.distribution(name) for name in JUDGE_PACKAGES]
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    site.mkdir(parents=True, exist_ok=True)
+    for dist in dists:
+        tops = {str(f).split("/")[0] for f in dist.files or () if not str(f).startswith("..")}
+        for top in sorted(t for t in tops if not t.endswith(".data") and t != "__pycache__"):  # with its metadata:
+            # pytest finds Hypothesis's plugin by its entry point
+            source = Path(dist.locate_file(top))
+            if source.is_dir():
+                shutil.copytree(source, site / top, copy_function=_link_or_copy, dirs_exist_ok=True)
+            elif source.is_file():
+                _link_or_copy(source, site / top)
+    for dirpath, _dirnames, _filenames in os.walk(site.parent):
+        os.chmod(dirpath, 0o755)
+    return site
+
+
+def _link_or_copy(source, target) -> None:
+    """A hard link to a file everyone may read already (its bytecode's recorded mtime still matches), else a copy."""
+    if os.stat(source).st_mode & 0o004:
+        try:
+            os.link(source, target)
+            return
+        except OSError:
+            pass
+    shutil.copy2(source, target)
+    os.chmod(target, 0o644)
 
 
 def _compile_staged(target: Path) -> None:

@@ -12,7 +12,7 @@ from rq.job import Callback, Dependency
 
 from appcore import jobspec
 from appcore.jobspec import safe_id
-from witness_gate import plan as plans
+from witness_gate import plan as plans, pytests
 from witness_gate.sandbox.names import new_top_modules
 from witness_gate.attempt import Policy
 from witness_gate.canonical import patch_digest
@@ -20,7 +20,7 @@ from witness_gate.config import CONFIG_NAME, Config, parse_config
 from witness_gate.discover import DiscoveryError, properties_of, property_named
 from witness_gate.environment import SetupOutcome, SetupStep, set_up
 from witness_gate.ledger import Ledger, apply_freezes
-from witness_gate.session import GateRun
+from witness_gate.session import GateRun, Pinned
 from witness_gate.sinks import StoreSink
 from witness_gate.verdict import Split, overall_label
 from worker import checks
@@ -236,7 +236,9 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
                    source={"head_sha": run.head_sha, "head_tree": run.details.get("head_tree", ""),
                            "base_sha": run.base_sha, "oracle_paths": list(oracle)},
                    base=base_of(ctx, api, run, config, sandbox, reporter.say))
-    result = gate.gate_one(prop, pin_from_base(api, run.base_sha, config, prop.assertion_id))
+    pinned = Pinned(*pytests.pinned(config.seed, config.generator_version)) if prop.node else \
+        pin_from_base(api, run.base_sha, config, prop.assertion_id)  # a pytest test has no fixture file
+    result = gate.gate_one(prop, pinned)
     return {"assertion_id": assertion_id, "label": result.verdict.label}
 
 

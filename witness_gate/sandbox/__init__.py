@@ -26,10 +26,10 @@ from witness_gate.staging import (
 )
 
 __all__ = [  # the sandbox's public names, as before the staging moved out
-    "DEFAULT_SANDBOX_UID", "ENV_MOUNT", "GATE_MOUNT", "HARNESS_FILES", "INPUT_MOUNT", "Identity", "Limits", "MODES",
-    "Mount", "REPO_MOUNT", "SCRATCH_MOUNT", "SETTLED_NS", "Sandbox", "SandboxUnavailable", "WORKER_UID_BASE",
-    "WORKER_UID_SPAN", "bwrap_works", "choose", "make_readable", "settle", "stage_directory", "stage_root",
-    "worker_uid",
+    "DEFAULT_SANDBOX_UID", "ENV_MOUNT", "GATE_MOUNT", "HARNESS_FILES", "INPUT_MOUNT", "JUDGE_SITE_MOUNT", "Identity",
+    "Limits", "MODES", "Mount", "REPO_MOUNT", "SCRATCH_MOUNT", "SETTLED_NS", "Sandbox", "SandboxUnavailable",
+    "WORKER_UID_BASE", "WORKER_UID_SPAN", "bwrap_works", "choose", "make_readable", "settle", "stage_directory",
+    "stage_root", "worker_uid",
 ]
 
 MODES = ("auto", "bwrap", "none")
@@ -38,6 +38,9 @@ SCRATCH_MOUNT = "/scratch"  # HOME: a size-capped tmpfs of its own, like /tmp
 INPUT_MOUNT = "/input"  # what the gate hands in (the fixture), read-only
 GATE_MOUNT = "/opt/witness-gate"
 ENV_MOUNT = "/env"  # the per-head environment the set-up phase built
+# the gate's own pytest and Hypothesis, in a judge that runs tests: named as installed packages are, so Hypothesis
+# does not read them as the repository's code (it parses that for constants to try)
+JUDGE_SITE_MOUNT = "/opt/witness-judge/site-packages"
 # host-wide counters in /proc that move with every process (forks, keys of the uid, interrupts, memory):
 # read before and after, they tell one evaluation from the next, so each evaluation sees them empty
 MASKED_PROC_FILES = ("stat", "vmstat", "key-users", "keys", "loadavg", "interrupts", "softirqs", "schedstat",

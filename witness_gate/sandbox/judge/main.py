@@ -42,6 +42,8 @@ def warm() -> None:
     import socket
 
     _import_standard(os.environ.get("WITNESS_WARM_IMPORTS", "").split(","))
+    if os.environ.get("WITNESS_JUDGE_SITE"):
+        _import_test_runner()
 
     from witness_gate.sandbox.wire.frames import loads
     from witness_gate.sandbox.wire.leftovers import become_subreaper, end_orphans
@@ -106,6 +108,22 @@ def _import_standard(names) -> None:
                 pass
 
 
+def _import_test_runner() -> None:
+    """pytest with its own plugins, and Hypothesis with its plugin, imported once for every child: the gate's trusted
+    copies (a test's start is then pytest's, not its imports')."""
+    import importlib
+
+    try:
+        import pytest  # noqa: F401
+        from _pytest.config import default_plugins
+
+        for name in (*(f"_pytest.{plugin}" for plugin in default_plugins), "hypothesis", "hypothesis.strategies",
+                     "hypothesis.stateful", "_hypothesis_pytestplugin"):
+            importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - each evaluation meets the same failure itself
+        pass
+
+
 def _precompile(relpath: str) -> None:
     """A property's module compiled (never run) once, for every later child: it is the oracle's file, read-only here."""
     from witness_gate.sandbox.wire import importpath
@@ -126,11 +144,13 @@ def _prepare() -> None:
     sys.path[:0] = [GATE]
     import witness_gate  # noqa: F401 - the gate's package, first on the path: the property's `contract`
     from witness_gate.sandbox.wire.importpath import arrange_path
-    from witness_gate.sandbox.judge import classes, handles, imports, inplace, peer, verdicts  # noqa: F401
+    from witness_gate.sandbox.judge import classes, handles, imports, inplace, peer, tests, verdicts  # noqa: F401
     from witness_gate.sandbox.wire import frames, importpath  # noqa: F401
 
     for line in arrange_path(os.getcwd(), os.environ.get("WITNESS_ENV", "")):  # a trusted set-up's packages, last
         NOTES.append(f"witness judge: not run from the set-up's .pth files: {line}")
+    if os.environ.get("WITNESS_JUDGE_SITE"):  # the gate's own pytest and Hypothesis, after a trusted set-up's
+        sys.path.append(os.environ["WITNESS_JUDGE_SITE"])
     _say_notes()
 
 
@@ -146,6 +166,7 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
     """One evaluation of WITNESS_PROPERTY on the payload in `fixture`; ends the process with its verdict."""
     import time
 
+    from witness_gate.sandbox.judge import tests
     from witness_gate.sandbox.judge.imports import SubjectModules
     from witness_gate.sandbox.judge.inplace import containers
     from witness_gate.sandbox.judge.peer import Peer
@@ -163,6 +184,11 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
         standard = sorted(n for n in set(sys.modules) - loaded if n.partition(".")[0] in sys.stdlib_module_names)
         line = dumps({"outcome": outcome, "reason": reason, "detail": detail[-2000:], "imports": list(imports),
                       "standard": standard[:200]})
+        for stream in (sys.stdout, sys.stderr):  # what the property printed, for people, before the process ends
+            try:
+                stream.flush()
+            except BaseException:  # noqa: BLE001 - a stream the property closed or replaced
+                pass
         os.write(verdict_fd, line + b"\n")
         os._exit({"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(outcome, EXIT_NO_VERDICT))
 
@@ -178,6 +204,12 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
     payload = loads(pinned)
     peer.in_place.payload_ids = frozenset(containers(payload))
     seed_random(env.get("WITNESS_SEED", ""))
+    if tests.is_test(env["WITNESS_PROPERTY"]):  # a repository's own pytest test: pytest runs it here
+        outcome, reason, detail = tests.run_test(env["WITNESS_PROPERTY"], env.get("WITNESS_SEED", ""), _blame,
+                                                 usable_reason)
+        if peer.fault is not None:
+            finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
+        finish(outcome, reason, detail, peer.imported)
     try:
         module = load_file("witness_property_" + relpath.replace("/", "_").removesuffix(".py"), os.path.join(root, relpath))
         prop = getattr(module, function, None)

@@ -1,0 +1,210 @@
+"""A repository's own pytest and Hypothesis tests gated as they are (`properties.pytest`): found by reading their source,
+run by pytest in the judge (the gate's trusted pytest and Hypothesis, never the head's), with the implementation behind
+the boundary; a failure says what was observed."""
+
+from __future__ import annotations
+
+import pytest
+
+from endtoend import gate
+from witness_gate import pytests
+from witness_gate.config import ConfigError, parse_config
+from witness_gate.discover import pytest_targets
+from witness_gate.runner import PropertyRunner
+from witness_gate.sandbox import Sandbox, stage_directory
+
+CALC = '''
+class OutOfRange(ValueError):
+    pass
+
+
+def double(x):
+    if x > 10**6:
+        raise OutOfRange(x)
+    return 2 * x
+
+
+def fold(s):
+    return s.casefold()
+'''
+
+TESTS = '''
+import pytest
+from hypothesis import given, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, rule
+from calc import OutOfRange, double, fold
+
+
+def test_double_small():
+    """double doubles"""
+    assert double(3) == 6
+
+
+@given(st.integers(min_value=0, max_value=1000))
+def test_double_is_even(x):
+    assert double(x) % 2 == 0
+
+
+def test_fold_sharp_s():
+    assert fold("\\u00df") == "ss"
+
+
+def test_out_of_range():
+    with pytest.raises(OutOfRange):
+        double(10**7)
+
+
+@pytest.mark.skip(reason="not today")
+def test_skipped():
+    pass
+
+
+class TestGroup:
+    def test_in_class(self):
+        assert double(1) == 2
+
+
+class Doubling(RuleBasedStateMachine):
+    @rule(x=st.integers(min_value=0, max_value=100))
+    def doubles(self, x):
+        assert double(x) == x + x
+
+
+TestDoubling = Doubling.TestCase
+'''
+
+CONFIG = 'version: 1\npaths:\n  impl: ["src/"]\n  oracle: ["tests/"]\nproperties:\n  pytest: ["tests/"]\n'
+NODES = ["test_double_small", "test_double_is_even", "test_fold_sharp_s", "test_out_of_range", "test_skipped",
+         "TestGroup::test_in_class", "TestDoubling::runTest"]
+
+
+def test_tests_are_found_by_reading_their_source(tmp_path):
+    (tmp_path / "tests" / "deep").mkdir(parents=True)
+    (tmp_path / "tests" / "test_calc.py").write_text(TESTS)
+    (tmp_path / "tests" / "deep" / "calc_test.py").write_text("def test_one():\n    pass\n")
+    (tmp_path / "tests" / "helpers.py").write_text("def test_not_collected():\n    pass\n")  # not a test file
+    found = pytest_targets(tmp_path, ("tests/",))
+    assert [(t.relpath, t.node) for t in found] == [("tests/deep/calc_test.py", "test_one")] + [
+        ("tests/test_calc.py", node) for node in NODES]
+    small = found[1]
+    assert small.assertion_id == "tests.test_calc.test_double_small"
+    assert small.selector == "pytest:tests/test_calc.py::test_double_small"
+    assert small.property_id.startswith("tests/test_calc.py::test_double_small@")
+    assert small.contract.invariant == "double doubles" and small.contract.complete()
+    # the contract covers the decorators: a test given other inputs is judged by another contract
+    wider = TESTS.replace("max_value=1000", "max_value=10")
+    (tmp_path / "tests" / "test_calc.py").write_text(wider)
+    again = {t.node: t.contract.digest() for t in pytest_targets(tmp_path, ("tests/",))}
+    assert again["test_double_is_even"] != found[2].contract.digest()
+    assert again["test_double_small"] == small.contract.digest()
+
+
+def test_the_pytest_key_takes_files_and_folders_which_are_oracle_paths():
+    config = parse_config("version: 1\nproperties:\n  pytest: [tests, tests/test_x.py]\n")
+    assert config.pytest == ("tests/", "tests/test_x.py")  # "tests" must not take in "tests_old/"
+    assert "tests/" in config.oracle_patterns
+    with pytest.raises(ConfigError, match="properties.pytest: pytest tests run in the gate's own judge"):
+        parse_config("version: 1\nproperties:\n  pytest: [tests]\n  command: [sh, run.sh]\n")
+    with pytest.raises(ConfigError, match="no leading '/'"):
+        parse_config("version: 1\nproperties:\n  pytest: [/etc]\n")
+
+
+@pytest.fixture(scope="module")
+def calc_repo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("calc")
+    (root / "src").mkdir()
+    (root / "tests").mkdir()
+    (root / "src" / "calc.py").write_text(CALC.replace("return s.casefold()", "return s.lower()"))
+    (root / "tests" / "test_calc.py").write_text(TESTS)
+    # a head's own conftest.py and pytest configuration outside the oracle's paths: never in the judge's view
+    (root / "conftest.py").write_text("import pytest\n\ndef pytest_collection_modifyitems(items):\n"
+                                      "    for item in items:\n        item.add_marker(pytest.mark.skip('conftest'))\n")
+    (root / "pytest.ini").write_text("[pytest]\naddopts = -k nothing_at_all\n")
+    (root / "src" / "conftest.py").write_text("raise SystemExit('a conftest of the implementation ran')\n")
+    checkout = stage_directory(root)
+    yield checkout
+
+
+def run(repo, node, timeout=30):
+    runner = PropertyRunner(repo, f"pytest:tests/test_calc.py::{node}", "17", Sandbox("bwrap"),
+                            timeout_seconds=timeout, oracle=("tests/",), tests=True)
+    try:
+        return runner({})
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize("node", ["test_double_small", "test_double_is_even", "test_out_of_range",
+                                  "TestGroup::test_in_class", "TestDoubling::runTest"])
+def test_tests_that_hold_pass_in_the_judge(calc_repo, node):
+    # an implementation's exception caught by pytest.raises, a method of a test class, a Hypothesis state machine;
+    # the head's conftest.py (which would skip everything) and pytest.ini (which would deselect everything) are not read
+    row = run(calc_repo, node)
+    assert (row.outcome, row.reason, row.isolation) == ("pass", None, "split-cold"), row.detail[-800:]
+
+
+def test_a_failing_test_says_what_was_observed(calc_repo):
+    row = run(calc_repo, "test_fold_sharp_s")
+    assert (row.outcome, row.reason) == ("fail", "raise:AssertionError@tests/test_calc.py:19"), row.detail[-800:]
+    # pytest's assertion rewriting ran in the judge: the values compared, at the end of the detail a record keeps
+    assert row.detail.rstrip().endswith("+ \u00df"), row.detail[-400:]
+    assert "AssertionError: assert '\u00df' == 'ss'" in row.detail
+
+
+def test_hypothesis_finds_and_shrinks_a_counterexample_in_the_judge(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "src" / "calc.py").write_text(CALC.replace("return 2 * x", "return 2 * x if x < 500 else 2 * x + 1"))
+    (tmp_path / "tests" / "test_calc.py").write_text(TESTS)
+    repo = stage_directory(tmp_path)
+    rows = [run(repo, "test_double_is_even") for _ in range(2)]
+    assert [(r.outcome, r.reason) for r in rows] == [("fail", "raise:AssertionError@tests/test_calc.py:15")] * 2
+    assert "Falsifying example: test_double_is_even(\n    x=500," in rows[0].detail  # Hypothesis's own shrinking
+    assert rows[0].detail == rows[1].detail or rows[0].detail.count("x=500") == rows[1].detail.count("x=500")
+
+
+@pytest.mark.parametrize("node, reason", [("test_skipped", "skipped"), ("test_missing", "collect")])
+def test_a_test_that_gives_no_evidence_gives_no_verdict(calc_repo, node, reason):
+    row = run(calc_repo, node)
+    assert (row.outcome, row.reason) == ("transport", reason), row.detail[-800:]
+
+
+def test_a_test_importing_what_the_implementation_lost_fails(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "src" / "calc.py").write_text(CALC.replace("def fold(s):", "def refold(s):"))
+    (tmp_path / "tests" / "test_calc.py").write_text(TESTS)
+    row = run(stage_directory(tmp_path), "test_double_small")
+    assert row.outcome == "fail" and row.reason.startswith("raise:ImportError@"), (row.reason, row.detail[-800:])
+
+
+def test_a_regression_in_a_repository_s_own_tests_is_blocked_end_to_end(git_repo, tmp_path):
+    git_repo.commit({".witness.yml": CONFIG, "src/calc.py": CALC, "tests/test_calc.py": TESTS}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": CALC.replace("return s.casefold()", "return s.lower()"),
+                     "conftest.py": "import pytest\n\n@pytest.fixture(autouse=True)\ndef nothing():\n    pytest.skip()\n"},
+                    "lower is enough")
+    outcome = gate(git_repo, tmp_path / "out")
+    labels = {r.target.node: r.verdict.label for r in outcome.results}
+    assert labels == {"test_double_small": "pass", "test_double_is_even": "pass", "test_fold_sharp_s": "regression",
+                      "test_out_of_range": "pass", "test_skipped": "hold", "TestGroup::test_in_class": "pass",
+                      "TestDoubling::runTest": "pass"}, labels
+    [failed] = [r for r in outcome.results if r.target.node == "test_fold_sharp_s"]
+    assert failed.evidence.first[-1].reason == "raise:AssertionError@tests/test_calc.py:19"
+    assert [row.outcome for row in failed.evidence.base.replays] == ["pass"] * 5  # the base passes it
+
+
+def test_a_test_that_hangs_on_set_order_is_a_flake_not_a_pass(git_repo, tmp_path):
+    # every row of a test is cold, each subject with a hash seed of its own: a head whose answer follows set order
+    # fails some rows and passes others (with 12 runs a side, all alike has odds of 1 in 2,048)
+    config = CONFIG + "policy:\n  runs: 12\nfreeze:\n  expires_in_hours: 24\n"
+    pair = "def pair():\n    return sorted({'alpha', 'beta'})\n"
+    git_repo.commit({".witness.yml": config, "src/calc.py": CALC + pair, "tests/test_order.py":
+                     "from calc import pair\n\ndef test_pair():\n    assert pair() == ['alpha', 'beta']\n"}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": CALC + pair.replace("sorted(", "list(")}, "no need to sort")
+    [result] = [r for r in gate(git_repo, tmp_path / "out").results if r.target.node == "test_pair"]
+    rows = result.evidence.first + result.evidence.replays
+    assert result.verdict.label == "flake", (result.verdict, [r.outcome for r in rows])
+    assert result.freeze is not None  # a proposal a person may accept
+    assert {row.isolation for row in rows} == {"split-cold"} and len({row.layout for row in rows}) == len(rows)

@@ -1,0 +1,131 @@
+"""A repository's own pytest test as a property, run in the judge: pytest and Hypothesis are the gate's trusted copies
+(WITNESS_JUDGE_SITE) or a trusted set-up's, the test module and its conftest.py are the oracle's files (the judge's view
+has no other), and every module of the implementation the test imports is a proxy to the subject.
+
+The outcome comes from pytest's own reports of this one test, never from what the test prints: a failure in setup, call
+or teardown is a failure whose reason names where it was raised and whose detail is pytest's message (assertion
+rewriting included, `assert 'ßß' == 'ssß'`); a test that passes is a pass; an expected failure (xfail) is a pass; a
+skip gives no evidence and no verdict; a collection error is the implementation's failure when the implementation
+raised it, else the oracle's problem (no verdict).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+PREFIX = "pytest:"  # WITNESS_PROPERTY of a test: pytest:<relpath>::<node>
+MAX_DETAIL = 2000
+
+
+class Reports:
+    """A pytest plugin that keeps what happened to the one test it was asked to run."""
+
+    def __init__(self) -> None:
+        self.failed: list[tuple[object, object]] = []  # (report, exception) of each failed phase or collection
+        self.passed = False
+        self.skipped = ""
+        self.xfailed = False
+        self.collected = 0
+
+    def pytest_exception_interact(self, node, call, report):  # after the report was logged: its exception
+        exc = call.excinfo.value if call.excinfo is not None else None
+        self.failed = [(r, exc if r is report else e) for r, e in self.failed]
+        if not any(r is report for r, _ in self.failed):
+            self.failed.append((report, exc))
+
+    def pytest_collectreport(self, report):
+        if report.failed and not any(r is report for r, _ in self.failed):
+            self.failed.append((report, None))
+
+    def pytest_collection_modifyitems(self, items):
+        self.collected = len(items)
+
+    def pytest_runtest_logreport(self, report):
+        if report.failed:
+            if not any(r is report for r, _ in self.failed):
+                self.failed.append((report, None))
+        elif report.skipped:
+            if hasattr(report, "wasxfail"):
+                self.xfailed = True
+            else:
+                self.skipped = _skip_reason(report) or "skipped"
+        elif report.when == "call" and report.passed:
+            self.passed = True
+
+
+def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, str]:
+    """(outcome, reason, detail) of the test `selector` names (`pytest:<relpath>::<node>`), seeded with `seed`."""
+    nodeid = selector[len(PREFIX):]
+    try:
+        import pytest
+    except ImportError as exc:
+        return "transport", "no_pytest", (f"pytest cannot be imported in the judge ({exc}); install the gate with its "
+                                          "dependencies (pip install witness-gate) or add pytest to the base's set-up")
+    # the example database in a folder of this evaluation's own: no example one evaluation saw is tried first by the
+    # next (a warm judge's children share its /tmp)
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = tempfile.mkdtemp(prefix="hypothesis-")
+    reports = Reports()
+    args = [nodeid, "-p", "no:cacheprovider", "-p", "no:stepwise", "-p", "no:randomly", "-q", "--no-header",
+            "-o", "console_output_style=classic", "--rootdir", os.getcwd(), "--tb=short",
+            "-W", "ignore::pytest.PytestAssertRewriteWarning",  # the plugins a warm judge imported before it forked
+            f"--hypothesis-seed={_hypothesis_seed(seed)}"]
+    try:
+        code = pytest.main(args, plugins=[reports])
+    except BaseException as exc:  # noqa: BLE001 - pytest's own failure, or a SystemExit of the code it ran
+        return "transport", "pytest", f"pytest stopped: {type(exc).__name__}: {exc}"[:MAX_DETAIL]
+    if reports.failed:
+        report, exc = reports.failed[0]
+        detail = _message(report)
+        if getattr(report, "when", None) in (None, "collect"):  # the oracle's module, or the implementation's import
+            reason = blame(_cause(exc), os.getcwd(), nodeid.partition("::")[0], usable) if exc is not None else None
+            if reason is None:
+                return "transport", "collect", f"cannot collect {nodeid}: {detail}"[:MAX_DETAIL]
+            return "fail", reason, detail
+        reason = blame(exc, os.getcwd(), None, usable) if exc is not None else usable(f"failed:{report.when}")
+        return "fail", reason, detail
+    if reports.passed or reports.xfailed:
+        return "pass", None, ""
+    if reports.skipped:
+        return "transport", "skipped", (f"{nodeid} was skipped ({reports.skipped[:300]}): a skipped test is no "
+                                        "evidence; make it run here, or leave it out of properties.pytest")
+    if not reports.collected:
+        return "transport", "collect", f"pytest found no test {nodeid} (exit {int(code)})"
+    return "transport", "pytest", f"pytest ended with exit {int(code)} and no report of {nodeid}"
+
+
+def _cause(exc: BaseException) -> BaseException:
+    """What pytest's CollectError was raised from: the import that failed."""
+    for _ in range(20):
+        inner = exc.__cause__ or exc.__context__
+        if inner is None:
+            break
+        exc = inner
+    return exc
+
+
+def _hypothesis_seed(seed: str) -> int:
+    """Hypothesis's seed from the pinned one: an integer, the same for every evaluation of a seed."""
+    import hashlib
+
+    return int(hashlib.sha256(seed.encode("utf-8")).hexdigest()[:15], 16)
+
+
+def _message(report) -> str:
+    """What pytest says of a failure in a line or a few: the crash's message (an assertion's, rewritten); the whole
+    short traceback is on the judge's stderr."""
+    crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+    message = getattr(crash, "message", "") if crash is not None else ""
+    return (message or str(getattr(report, "longrepr", "") or ""))[-MAX_DETAIL:]
+
+
+def _skip_reason(report) -> str:
+    longrepr = getattr(report, "longrepr", None)
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2])
+    return str(longrepr or "")
+
+
+def is_test(selector: str) -> bool:
+    return selector.startswith(PREFIX)
+
