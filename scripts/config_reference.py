@@ -45,6 +45,17 @@ TAIL = """
 - `properties.names` needs `properties.command`: Python `prop_*` functions are found without a list.
 - `properties.pytest` and `properties.command` exclude each other.
 
+## New tests beside a fix: `policy.new_tests`
+
+A change that edits implementation and oracle paths together is a `mixed_edit`, refused, unless its
+oracle side only **adds** files: no existing oracle file modified, renamed or removed, and none of
+the added files is test configuration (`conftest.py`, `pytest.ini`, `pyproject.toml`, `setup.cfg`,
+`tox.ini`, `.witness.yml`). Such a change cannot weaken a check. With `judge_by_base` (the default)
+its implementation is judged by the base's oracle exactly as an implementation-only change (the added
+files are not in the tree that runs), and every property's notes name the added files
+(`new_oracle: ...`) for a reviewer. `mixed_edit` refuses it as the articles do. At most 50 added
+oracle files are looked up; more make it a mixed edit. (The added tests are not run yet.)
+
 ## A repository's own pytest tests
 
 ```yaml

@@ -34,6 +34,38 @@ def test_changes_that_are_gated(changed, impl, oracle):
     assert (decided.split.impl_changed, decided.split.oracle_changed) == (impl, oracle)
 
 
+BASE_FILES = {"src/a.py", "tests/properties/p.py", "tests/properties/conftest.py", "tests/fixtures/f.json"}
+
+
+@pytest.mark.parametrize("changed, policy, gated, new", [
+    # a fix and a new test beside it: the base's oracle judges the fix, the new test is shown beside it
+    (["src/a.py", "tests/properties/p_new.py"], "judge_by_base", True, ("tests/properties/p_new.py",)),
+    (["src/a.py", "tests/properties/p_new.py", "tests/fixtures/new.json"], "judge_by_base", True,
+     ("tests/properties/p_new.py", "tests/fixtures/new.json")),
+    # the articles' strict reading, when the base asks for it
+    (["src/a.py", "tests/properties/p_new.py"], "mixed_edit", False, ()),
+    # an existing oracle file changed, a rename (its old path existed), configuration added: each could weaken a check
+    (["src/a.py", "tests/properties/p.py", "tests/properties/p_new.py"], "judge_by_base", False, ()),
+    (["src/a.py", "tests/properties/p.py", "tests/properties/renamed.py"], "judge_by_base", False, ()),
+    (["src/a.py", "tests/properties/sub/conftest.py"], "judge_by_base", False, ()),
+    (["src/a.py", "tests/fixtures/pytest.ini"], "judge_by_base", False, ()),
+    (["src/a.py", ".witness.yml"], "judge_by_base", False, ()),
+])
+def test_new_tests_beside_a_fix_are_judged_by_the_base_s_oracle(changed, policy, gated, new):
+    config = parse_config('version: 1\npaths:\n  impl: ["src/"]\n  oracle: ["tests/properties/", "tests/fixtures/"]\n'
+                          f'policy:\n  new_tests: {policy}\n')
+    decided = plans.plan(config, changed, lambda path: path in BASE_FILES)
+    if not gated:
+        assert isinstance(decided, plans.Refusal) and decided.label == "mixed_edit", decided
+        return
+    assert isinstance(decided, plans.Plan), decided
+    assert decided.new_tests == new
+    assert (decided.split.impl, decided.split.oracle_changed) == (("src/a.py",), False)
+    assert "new_oracle" in plans.new_tests_note(decided.new_tests)
+    # without being told what existed, the planner cannot know: a mixed edit
+    assert isinstance(plans.plan(config, changed), plans.Refusal)
+
+
 def test_the_config_is_required_by_the_app_and_defaulted_by_the_cli():
     refused = plans.config_of(None, ".witness.yml", required=True)
     assert isinstance(refused, plans.Refusal) and refused.label == "no_config"
@@ -59,7 +91,7 @@ HEAD_IGNORES_SRC = b"version: 1\npaths:\n  impl: ['lib/']\n  ignore: ['src/']\n"
     (b"version: 1\npolicy:\n  bogus: 1\nfreeze:\n  max_hours: -1\n", [".witness.yml"],
      ConfigReview(problems=((3, ".witness.yml:3: policy.bogus: unknown key; allowed here: policy.max_evals, "
                                 "policy.max_runs, "
-                                "policy.max_steps, policy.min_reruns, policy.require_isolation, policy.runs, "
+                                "policy.max_steps, policy.min_reruns, policy.new_tests, policy.require_isolation, policy.runs, "
                                 "policy.timeout_seconds"),
                             (5, ".witness.yml:5: freeze.max_hours: expected a number > 0, got -1")))),
     (HEAD_IGNORES_SRC, [".witness.yml", "src/a.py", "tests/properties/p.py"],

@@ -208,3 +208,22 @@ def test_a_test_that_hangs_on_set_order_is_a_flake_not_a_pass(git_repo, tmp_path
     assert result.verdict.label == "flake", (result.verdict, [r.outcome for r in rows])
     assert result.freeze is not None  # a proposal a person may accept
     assert {row.isolation for row in rows} == {"split-cold"} and len({row.layout for row in rows}) == len(rows)
+
+
+@pytest.mark.parametrize("policy", ["judge_by_base", "mixed_edit"])
+def test_a_fix_with_a_new_regression_test_beside_it_is_judged(git_repo, tmp_path, policy):
+    # the best pull request an agent can make: the fix, and a test that would have caught the bug
+    buggy = CALC.replace("return 2 * x", "return 2 * x if x != 13 else 27")
+    git_repo.commit({".witness.yml": CONFIG + f"policy:\n  new_tests: {policy}\n", "src/calc.py": buggy,
+                     "tests/test_calc.py": "from calc import double\n\ndef test_small():\n    assert double(3) == 6\n"},
+                    "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": CALC, "tests/test_thirteen.py":
+                     "from calc import double\n\ndef test_thirteen():\n    assert double(13) == 26\n"}, "fix 13")
+    outcome = gate(git_repo, tmp_path / "out")
+    if policy == "mixed_edit":
+        assert outcome.refused and "mixed_edit" in outcome.refused and not outcome.results
+        return
+    assert not outcome.refused
+    assert [(r.target.node, r.verdict.label) for r in outcome.results] == [("test_small", "pass")]  # the base's oracle
+    assert any("new_oracle" in note and "tests/test_thirteen.py" in note for note in outcome.results[0].notes)

@@ -144,9 +144,13 @@ def test_a_path_that_is_oracle_and_ignored_counts_as_oracle(git_repo):
     done = gate(repo, "--json")
     assert done.returncode == 3, done.stdout + done.stderr
     assert [row["verdict"] for row in json.loads(done.stdout)] == ["oracle_defect"]
-    repo.commit({"src/calc.py": "def double(x):\n    return x + x\n"})  # with code: a mixed edit
-    done = gate(repo)
-    assert done.returncode == 1 and "mixed_edit" in done.stdout and "tests/properties/README.md" in done.stdout
+    repo.commit({"src/calc.py": "def double(x):\n    return x + x\n"})  # with code: an oracle file it only adds
+    done = gate(repo)  # is set beside the code, which the base's oracle judges (policy.new_tests)
+    assert done.returncode == 0 and "1 new oracle files beside it" in done.stdout, done.stdout + done.stderr
+    assert "new_oracle: this change adds tests/properties/README.md" in done.stdout
+    repo.commit({"tests/properties/test_calc.py": PROPS + "\n"})
+    done = gate(repo)  # an existing oracle file edited beside code: a mixed edit
+    assert done.returncode == 1 and "mixed_edit" in done.stdout and "tests/properties/test_calc.py" in done.stdout
 
 
 def test_the_config_comes_from_base_not_head(git_repo):

@@ -50,6 +50,7 @@ class Config:
     max_evals: int = 2000
     max_runs: int = 50  # the most replays `/witness replay N` may ask for
     require_isolation: bool = False  # hold a property whose oracle and implementation share a process (a command)
+    new_tests: str = "judge_by_base"  # oracle files a change only adds: judged by the base's oracle, or mixed_edit
     timeout_seconds: float = 60
     expires_in_hours: float | None = None
     max_hours: float = 168
@@ -202,6 +203,12 @@ def _conclusions(v: Any) -> dict[str, str]:
     return dict(v)
 
 
+def _new_tests(v: Any) -> str:
+    if v not in ("judge_by_base", "mixed_edit"):
+        raise _Bad("judge_by_base or mixed_edit")
+    return v
+
+
 def _version(v: Any) -> int:
     if v != 1 or isinstance(v, bool):
         raise _Bad("1 (the only version there is)")
@@ -234,6 +241,9 @@ SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
     ("policy.timeout_seconds", "timeout_seconds", _number(), "per evaluation"),
     ("policy.require_isolation", "require_isolation", _flag,
      "hold a property whose oracle and implementation share one process (properties.command): isolation_shared"),
+    ("policy.new_tests", "new_tests", _new_tests,
+     "a change whose oracle side only adds files: judge_by_base (its code judged by the base's oracle, the new "
+     "files shown beside) or mixed_edit"),
     ("freeze.expires_in_hours", "expires_in_hours", _optional(_number()), "proposed expiry"),
     ("freeze.max_hours", "max_hours", _number(), "longest expiry a person may accept"),
     ("conclusions", "conclusions", _conclusions, "per-label override of the conclusion"),

@@ -161,7 +161,8 @@ def run(
     config = plans.config_of(c.raw_config, f"{CONFIG_NAME} (at base {c.base_sha[:12]})", required=False)
     if isinstance(config, plans.Refusal):
         raise ConfigError(list(config.problems), config.line)
-    decided = plans.plan(config, c.changed)  # fails closed: a path outside impl, oracle and ignore is impl
+    # fails closed: a path outside impl, oracle and ignore is impl
+    decided = plans.plan(config, c.changed, lambda path: gitrepo.show(repo, c.fork, path) is not None)
     split = decided.split
     review = plans.review_head_config(config, gitrepo.show(repo, c.head_sha, CONFIG_NAME)
                                       if CONFIG_NAME in c.changed else None,
@@ -177,14 +178,17 @@ def run(
             return Outcome([], header, refused=decided.reason, config_review=review)
         return Outcome([], header, skipped=decided.reason, config_review=review)
     sandbox = sandbox() if callable(sandbox) else sandbox
+    if decided.new_tests:
+        header += f"; {len(decided.new_tests)} new oracle files beside it, not judged (policy.new_tests)"
     results, header = _gate(repo, c, config, split, sandbox=sandbox, out_dir=out_dir, reporter=reporter,
-                            policy=Policy.from_config(config, runs), seed=seed, freezes=freezes, header=header)
+                            policy=Policy.from_config(config, runs), seed=seed, freezes=freezes, header=header,
+                            new_tests=decided.new_tests)
     return Outcome(results, header, config_review=review)
 
 
 def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandbox, out_dir: Path,
           reporter: Reporter, policy: Policy, seed: str | None, freezes: tuple[FreezeMatch, ...],
-          header: str) -> tuple[list[PropertyResult], str]:
+          header: str, new_tests: tuple[str, ...] = ()) -> tuple[list[PropertyResult], str]:
     """Apply the plan: export what the gate runs, set it up, and gate every property (the base on demand)."""
     digest = patch_digest(c.base_tree, c.head_tree)
     checkout = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
@@ -199,7 +203,8 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
         config, checkout=path, patch_digest=f"base:{c.base_tree}", sandbox=sandbox, cache=default_cache(),
         say=reporter.say))
     try:
-        judged_by = plans.oracle_from_base(config, split.oracle_changed) if c.fork != c.base_sha else ()
+        # the base's oracle over the head (new tests beside a fix are not among it: the base has none of them)
+        judged_by = plans.oracle_from_base(config, split.oracle_changed) if c.fork != c.base_sha or new_tests else ()
         gated = gitrepo.overlay(repo, c.head_sha, c.base_sha, judged_by)  # the base's current oracle (ARCHITECTURE.md)
         if judged_by:
             header += f"; oracle from base {c.base_sha[:12]}"
@@ -216,7 +221,8 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
                        out_dir, reporter, extra_holds=holds, setup=setup,
                        failed_before=failed_before(out_dir, digest), freezes=freezes, new_modules=new_modules,
                        source={"head_sha": c.head_sha, "head_tree": c.head_tree, "base_sha": c.base_sha,
-                               "tree": gated, "oracle_paths": list(judged_by)}, base=base)
+                               "tree": gated, "oracle_paths": list(judged_by)}, base=base,
+                       notes=(plans.new_tests_note(new_tests),) if new_tests else ())
         results = gate.gate(targets, _pin_from_base(repo, c.base_sha, config, seed))
     finally:
         shutil.rmtree(checkout, ignore_errors=True)

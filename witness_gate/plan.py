@@ -7,7 +7,7 @@ Nothing else decides missing or invalid configs, mixed edits, oracle-only change
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
@@ -33,12 +33,19 @@ class Refusal:
     split: ChangeSplit | None = None  # how the changed paths split, once they were read
 
 
+MAX_NEW_FILES = 50  # oracle files asked about one by one (the App asks GitHub): more are judged a mixed edit
+# files that decide how tests run: a change that adds one of them is no "new tests only" change
+TEST_CONFIGURATION = frozenset({"conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", CONFIG_NAME})
+
+
 @dataclass(frozen=True)
 class Plan:
-    """The change is gated: its split, under the base's config."""
+    """The change is gated: its split, under the base's config (`new_tests`: oracle files the change only adds, set
+    beside an implementation judged by the base's oracle)."""
 
     config: Config
     split: ChangeSplit
+    new_tests: tuple[str, ...] = ()
 
 
 def config_of(raw: bytes | None, source: str, *, required: bool) -> Config | Refusal:
@@ -55,9 +62,14 @@ def config_of(raw: bytes | None, source: str, *, required: bool) -> Config | Ref
                        files=(CONFIG_NAME,), line=exc.line, problems=tuple(exc.problems))
 
 
-def plan(config: Config, changed: Iterable[str]) -> Plan | Refusal:
-    """Split the changed paths (failing closed) and refuse a mixed edit or a change with nothing to gate."""
+def plan(config: Config, changed: Iterable[str], existed: Callable[[str], bool] | None = None) -> Plan | Refusal:
+    """Split the changed paths (failing closed) and refuse a mixed edit or a change with nothing to gate. `existed`
+    tells whether a path was there where the change forked: a change whose oracle side only adds files (no test
+    configuration among them) cannot weaken a check, and with `policy.new_tests: judge_by_base` it is gated as an
+    implementation-only change, the added files beside it."""
     split = config.split(changed)
+    if split.impl_changed and split.oracle_changed and only_adds_tests(config, split.oracle, existed):
+        return Plan(config, ChangeSplit(split.impl, (), split.ignored), new_tests=split.oracle)
     if split.impl_changed and split.oracle_changed:
         return Refusal("mixed_edit", "mixed_edit: implementation and oracle changed together", (
             "mixed_edit: this change edits implementation and oracle paths together "
@@ -71,6 +83,25 @@ def plan(config: Config, changed: Iterable[str]) -> Plan | Refusal:
             f"only paths.ignore paths changed ({len(split.ignored)}: {', '.join(split.ignored[:5])}{more}); "
             "nothing to gate"), ignored=split.ignored, split=split)
     return Plan(config, split)
+
+
+def only_adds_tests(config: Config, oracle: tuple[str, ...], existed: Callable[[str], bool] | None) -> bool:
+    """Whether every changed oracle path is a new file that is no test configuration (a rename counts at its old
+    path, which existed), and the base's config lets such a change be judged by the base's oracle."""
+    if config.new_tests != "judge_by_base" or existed is None or not oracle or len(oracle) > MAX_NEW_FILES:
+        return False
+    if any(path.rsplit("/", 1)[-1] in TEST_CONFIGURATION for path in oracle):
+        return False
+    return not any(existed(path) for path in oracle)
+
+
+def new_tests_note(paths: tuple[str, ...]) -> str:
+    """What a person reads of the files a change adds beside its fix ("" for none)."""
+    if not paths:
+        return ""
+    shown = ", ".join(paths[:10]) + (f" and {len(paths) - 10} more" if len(paths) > 10 else "")
+    return (f"new_oracle: this change adds {shown} beside the implementation; they cannot weaken a check, so the "
+            "base's oracle judges the implementation and the new files are for a reviewer to read (policy.new_tests)")
 
 
 def oracle_from_base(config: Config, oracle_changed: bool) -> tuple[str, ...]:

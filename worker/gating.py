@@ -58,14 +58,22 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     if isinstance(config, plans.Refusal):
         return _refuse_plan(ctx, api, run.id, config)
     changed, capped = _changed(api, target, base, head, ctx.settings.cache)
-    decided = plans.plan(config, changed)  # fails closed: a path outside impl, oracle and ignore is impl
+    forks: list[str] = []  # where the head forked off the base, asked once if at all
+
+    def fork_of() -> str:
+        forks[:] = forks or [api.merge_base(base, head)]
+        return forks[0]
+
+    # fails closed: a path outside impl, oracle and ignore is impl; new tests beside a fix are asked about
+    decided = plans.plan(config, changed, lambda path: api.file_at(path, fork_of()) is not None)
     split = decided.split
     # an edited .witness.yml: the base's still gates; the new one is checked and shown beside the result
     review = plans.review_head_config(config, api.file_at(CONFIG_NAME, head) if CONFIG_NAME in changed else None,
                                       changed, f"{CONFIG_NAME} (head {head[:12]})")
     details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
                "split": {"impl_changed": split.impl_changed, "oracle_changed": split.oracle_changed},
-               "head_config": review.as_dict() if review else None}
+               "head_config": review.as_dict() if review else None,
+               "new_tests": list(getattr(decided, "new_tests", ()))}
     ctx.store.update_run(run.id, details=details)
     if isinstance(decided, plans.Refusal):  # ... then apply
         return _refuse_plan(ctx, api, run.id, decided, config.conclusions, details["head_config"])
@@ -73,7 +81,7 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     directory, matches = checkout(api, target["repo"], head, head_tree, cache=ctx.settings.cache, base_sha=base,
                                   oracle=plans.oracle_from_base(config, split.oracle_changed))
     # top-level modules the patch adds (the base's names only): the judge's own package of such a name wins
-    fork = api.merge_base(base, head)
+    fork = fork_of()
     details["new_modules"] = list(new_top_modules(directory, split.code,
                                                   lambda path: api.file_at(path, fork) is not None))
     ctx.store.update_run(run.id, details=details)
@@ -230,7 +238,8 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     policy = Policy.from_config(config, target.get("runs"))  # `/witness replay N`: N replays of each witness
     gate = GateRun(directory, run.patch_digest, split, policy, config, sandbox, None,
                    reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
-                   notes=(note,) if note else (), new_modules=tuple(run.details.get("new_modules") or ()),
+                   notes=tuple(n for n in (note, plans.new_tests_note(tuple(run.details.get("new_tests") or ())))
+                               if n), new_modules=tuple(run.details.get("new_modules") or ()),
                    failed_before=failed_before(ctx, run),
                    sink=StoreSink(ctx.store, run_id),  # the record goes straight to the store
                    source={"head_sha": run.head_sha, "head_tree": run.details.get("head_tree", ""),
