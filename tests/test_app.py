@@ -185,6 +185,32 @@ def test_a_mixed_edit_is_refused_before_anything_runs(stack, double, tmp_path):
     assert double.calls_to("POST", ".git/git-upload-pack") == []  # no code was fetched, so none ran
 
 
+def test_a_fix_with_a_new_property_beside_it_is_judged_by_the_base_s_oracle(stack, double, tmp_path):
+    # policy.new_tests: judge_by_base: an oracle file the change only adds cannot weaken a check
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD, "tests/properties/test_thirteen.py":
+                                           "from calc import double\n\ndef prop_thirteen(fixture):\n"
+                                           "    return double(13) == 26\n"}, base_files={"src/calc.py": BUGGY})
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "success", run["output"]
+    summary = run["output"]["summary"]
+    assert "| `prop_double` | pass |" in summary and "prop_thirteen" not in summary.split("new_oracle")[0], summary
+    assert "new_oracle: this change adds tests/properties/test_thirteen.py" in summary, summary
+
+
+def test_a_repository_s_own_pytest_tests_gate_a_pull_request(stack, double, tmp_path):
+    tests = ("from calc import double\n\n\ndef test_double_small():\n    assert double(3) == 6\n\n\n"
+             "def test_thirteen():\n    assert double(13) == 26\n")
+    config = "version: 1\nproperties:\n  pytest: [tests/unit/]\npolicy:\n  runs: 3\n  timeout_seconds: 20\n"
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": BUGGY}, props=None, config=config,
+                        base_files={"tests/unit/test_calc.py": tests})
+    run, _ = gate(stack, double, name)
+    assert run["conclusion"] == "failure" and run["output"]["title"].startswith("regression"), run["output"]
+    summary = run["output"]["summary"]
+    assert "| `tests.unit.test_calc.test_thirteen` | regression |" in summary, summary
+    assert "| `tests.unit.test_calc.test_double_small` | pass |" in summary, summary
+    assert "assert 27 == 26" in json.dumps(run), run  # pytest's own message, from the judge
+
+
 def test_an_oracle_only_change_needs_an_oracle_review(stack, double, tmp_path):
     name, _ = make_pull(double, tmp_path, {"tests/properties/test_calc.py": CALC_PROPS + "\n# reworded\n"})
     run, _ = gate(stack, double, name)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import run_cli
 from endtoend import gate
 from witness_gate import pytests
 from witness_gate.config import ConfigError, parse_config
@@ -192,6 +193,10 @@ def test_a_regression_in_a_repository_s_own_tests_is_blocked_end_to_end(git_repo
     [failed] = [r for r in outcome.results if r.target.node == "test_fold_sharp_s"]
     assert failed.evidence.first[-1].reason == "raise:AssertionError@tests/test_calc.py:19"
     assert [row.outcome for row in failed.evidence.base.replays] == ["pass"] * 5  # the base passes it
+    assert "AssertionError: assert '\u00df' == 'ss'" in failed.record["observed"]  # what the judge saw, kept
+    # the record replays as printed, through the same judge
+    done = run_cli("replay", str(failed.record_path), "--runs", "2", cwd=git_repo.path)
+    assert "2 of 2 failed (reason raise:AssertionError@tests/test_calc.py:19)" in done.stdout, done.stdout + done.stderr
 
 
 def test_a_test_that_hangs_on_set_order_is_a_flake_not_a_pass(git_repo, tmp_path):

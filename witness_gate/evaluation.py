@@ -11,6 +11,7 @@ from witness_gate.sandbox.judge.verdicts import usable_reason
 from witness_gate.processes import Finished
 
 DETAIL_CHARS = 2000
+OBSERVED_CHARS = 1000  # of what the judge saw fail, kept in each row of the record
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class Evaluation:
     imports: tuple[str, ...] = field(default=(), compare=False)  # the implementation's modules the property imported
     standard: tuple[str, ...] = field(default=(), compare=False)  # the standard library's modules the judge imported
     layout: int | None = None  # a cold subject's layout number (runner.layout_env); None: the pinned seed's own
+    # what the judge saw fail (pytest's assertion message, Hypothesis's falsifying example): for people, kept in rows
+    observed: str = field(default="", compare=False)
 
     @property
     def failure_reason(self) -> str | None:
@@ -37,6 +40,8 @@ class Evaluation:
             row["isolation"] = self.isolation
         if self.layout is not None:
             row["layout"] = self.layout
+        if self.observed:
+            row["observed"] = self.observed
         return row
 
 
@@ -75,11 +80,12 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
     standard = tuple(str(name) for name in verdict.get("standard") or ())[:200]
     if outcome == "pass":
         return Evaluation("pass", None, detail, judge.seconds, isolation, imports, standard)
-    if outcome == "fail":  # what the judge observed (an assertion's message) ends the detail, where a record keeps it
-        observed = str(verdict.get("detail") or "")
+    if outcome == "fail":  # what the judge observed (an assertion's message) ends the detail too
+        observed = str(verdict.get("detail") or "")[:OBSERVED_CHARS]
         if observed and observed not in detail:
             detail = (detail + "\n" + observed).strip()[-DETAIL_CHARS:]
-        return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports, standard)
+        return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports, standard,
+                          observed=observed)
     return Evaluation("transport", reason or "no_verdict", (str(verdict.get("detail") or "") + "\n" + detail).strip(),
                       judge.seconds, isolation, imports, standard)
 

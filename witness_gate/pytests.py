@@ -37,6 +37,12 @@ def gated_files(repo: Path, paths: tuple[str, ...]) -> list[str]:
     return sorted(dict.fromkeys(found))
 
 
+def gated(paths: tuple[str, ...], relpath: str) -> bool:
+    """Whether `properties.pytest` takes in the file `relpath` (as gated_files finds it)."""
+    return any(relpath == path if path.endswith(".py") else relpath.startswith(path) and
+               is_test_file(relpath.rsplit("/", 1)[-1]) for path in paths)
+
+
 def nodes_of(source: bytes, relpath: str) -> list[tuple[str, int, str, str]]:
     """(node, line, source with decorators, docstring) of each test in a module: `test*` functions, `test*` methods of
     `Test*` classes (and of TestCase subclasses), and `Test* = Machine.TestCase`, whose one test is `runTest`."""

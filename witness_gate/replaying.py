@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from witness_gate import gitrepo
+from witness_gate import gitrepo, pytests
 from witness_gate.attempt import Policy
 from witness_gate.config import Config
 from witness_gate.environment import set_up
@@ -27,13 +27,15 @@ from witness_gate.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_PERSON
 from witness_gate.runner import Evaluation, PropertyRunner
 from witness_gate.session import oracle_paths
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
+from witness_gate.sandbox.judge.tests import PREFIX as PYTEST_PREFIX
 
 MAX_RECORD_BYTES = 16 * 1024**2
 MAX_RUNS = 1000  # a record names its own replays; a reviewer's machine is not the record's to spend
 MAX_ATTEMPTS = 500  # a run gates at most this many properties (witness_gate.listing.MAX_PROPERTIES)
 HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-SELECTOR = re.compile(r"[\w./-]{1,300}::[A-Za-z_][\w-]{0,199}")
-NAME = re.compile(r"[A-Za-z_][\w-]{0,199}")  # a prop_* function, or a runner-protocol property's name
+# <relpath>::<function>, or a pytest test's <relpath>::<node> (`TestX::test_y`)
+SELECTOR = re.compile(r"[\w./-]{1,300}::[A-Za-z_][\w-]{0,199}(::[A-Za-z_][\w-]{0,199})?")
+NAME = re.compile(r"[A-Za-z_][\w.-]{0,399}")  # a prop_* function, a test's dotted id, or a command's property
 SEED = re.compile(r"[ -~]{1,200}")  # printable ASCII: it becomes an environment variable
 
 
@@ -294,6 +296,8 @@ def _replay_one(item: Replayable, repo: Path, *, config: Config, sandbox: Sandbo
         if setup.holds:
             raise ReplayError(setup.note)
         selector = item.assertion_id if config.command else item.selector  # the runner protocol is told the name
+        if pytests.gated(config.pytest, selector.partition("::")[0]):  # one of the repository's own tests
+            selector = PYTEST_PREFIX + selector
         runner = PropertyRunner(checkout, selector, item.seed, sandbox, timeout_seconds=item.timeout_seconds,
                                 command=config.command, parallel=1, oracle=oracle_paths(config),
                                 environment=setup.environment.path if setup.environment else None)

@@ -166,6 +166,10 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
                 "the accepted freeze's witness, replayed as it was kept"
             console.print(f"[bold]witness[/] {name} ({_safe(r.record.get('reason'))}; {how}):")
             _raw(console, "  " + json.dumps(r.evidence.witness, sort_keys=True))
+            if r.record.get("observed"):  # what the judge saw fail: pytest's message, Hypothesis's example
+                console.print("  observed:")
+                for line in shown_lines(str(r.record["observed"]))[:20]:
+                    _raw(console, f"    {line}")
             if r.witness_path:
                 _raw(console, f"  file: {r.witness_path}")
             if r.record_path:  # one line a reviewer pastes to see it again, here or on a fresh clone at the head

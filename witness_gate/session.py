@@ -279,6 +279,14 @@ def _transport_notes(evidence: Evidence) -> list[str]:
     return notes
 
 
+def _observed(evidence: Evidence) -> str | None:
+    """What the judge saw when the witness failed for the attempt's reason (pytest's message): the first such row's."""
+    for row in (*evidence.replays, *evidence.first):
+        if row.outcome == "fail" and row.reason == evidence.target_reason and row.observed:
+            return row.observed
+    return None
+
+
 def _rows(rows: list[Evaluation]) -> list[dict[str, Any]]:
     return [{**row.as_row(), "signature": sig} for row, sig in zip(rows, sign(rows))]
 
@@ -317,6 +325,7 @@ def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None,
             pinned_hash=evidence.pinned_hash,
             witness_hash=evidence.witness_hash or None,
             reason=evidence.target_reason,
+            observed=_observed(evidence),
             first_runs=_rows(evidence.first),
             shrink=evidence.shrink.as_record() if evidence.shrink else None,
             flaky_shrink=evidence.flaky_shrink.as_record() if evidence.flaky_shrink else None,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from witness_gate import outcomes
-from witness_gate.display import shown
+from witness_gate.display import shown, shown_lines
 from witness_gate.verdict import overall_label
 
 CHECK_NAME = "witness-gate"
@@ -202,6 +202,8 @@ def _annotation(attempt: dict[str, Any]) -> dict[str, Any]:
     message = (f"{shown(attempt['label'])}: {shown(attempt['assertion_id'])} failed {_int(attempt.get('failures'))}/"
                f"{_int(attempt.get('runs'))} replays ({shown(reason, NOTE_LIMIT)}); "
                f"witness {shown(_short(attempt.get('witness_hash')))}")
+    if isinstance(attempt.get("observed"), str) and attempt["observed"]:  # what the judge saw: pytest's message
+        message += "\n\n" + "\n".join(shown_lines(attempt["observed"][:NOTE_LIMIT]))
     line = _int(attempt.get("line")) or 1
     return {"path": attempt["relpath"], "start_line": line, "end_line": line, "annotation_level": level,
             "message": message[:64000], "title": one_line(f"witness-gate: {attempt['label']}")}
