@@ -88,11 +88,26 @@ def hiding_lines():
 def drop_negative(order):
     order["lines"] = [line for line in order["lines"] if line >= 0]
     return sum(order["lines"])
+
+
+_hidden = []  # what a doctored order held: the next call puts it back (found by a reviewer)
+
+
+def hide_then_total(order):
+    _hidden.append(list(order["lines"]))
+    order["lines"] = [max(0, line) for line in order["lines"]]  # what the property checks next looks harmless
+    return sum(order["lines"])
+
+
+def put_back(order):
+    if _hidden:
+        order["lines"] = _hidden.pop()  # and the pinned payload is as it was when the property ends
+    return True
 '''
 
 PROPS = '''
-from shop import (Cart, Colour, OutOfStock, apply, drop_negative, exact, hiding_lines, lying_total, sort_in_place,
-                  squares)
+from shop import (Cart, Colour, OutOfStock, apply, drop_negative, exact, hide_then_total, hiding_lines, lying_total,
+                  put_back, sort_in_place, squares)
 
 
 def prop_object_methods(fixture):
@@ -152,6 +167,13 @@ def prop_lying_list(fixture):
     return "negative" if len(lines) != 2 or any(x < 0 for x in lines) else True
 
 
+def prop_payload_put_back(fixture):
+    total = hide_then_total(fixture["order"])
+    negative = any(x < 0 for x in fixture["order"]["lines"])
+    put_back(fixture["order"])
+    return "negative" if negative or total < 0 else True
+
+
 def prop_payload(fixture):
     total = drop_negative(fixture["order"])
     return "negative" if total < 0 or any(x < 0 for x in fixture["order"]["lines"]) else True
@@ -203,6 +225,15 @@ def test_a_value_that_lies_arrives_as_the_plain_value_it_is(checkout, name):
 
 def test_the_implementation_changing_the_payload_it_was_handed_fails(checkout):
     row = evaluate(checkout, "prop_payload", {"order": {"lines": [3, -4]}})
+    assert (row.outcome, row.reason) == ("fail", "mutated_payload"), row.detail
+
+
+def test_a_payload_changed_and_put_back_by_later_calls_still_fails(checkout):
+    # one call doctors the pinned payload, the property looks, a later call restores it: the payload is the same
+    # when the property ends, but a change reached it (found by a reviewer: the bundled example's regression passed)
+    row = evaluate(checkout, "prop_payload_put_back", {"order": {"lines": [3, 5]}})
+    assert (row.outcome, row.reason) == ("pass", None), row.detail  # control: nothing to hide, nothing changed
+    row = evaluate(checkout, "prop_payload_put_back", {"order": {"lines": [3, -4]}})
     assert (row.outcome, row.reason) == ("fail", "mutated_payload"), row.detail
 
 

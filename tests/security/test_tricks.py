@@ -93,3 +93,27 @@ def test_a_stop_iteration_raised_by_a_call_cannot_end_the_property_s_loop(git_re
     [result] = gate(git_repo, tmp_path / "out").results
     assert result.verdict.label == "regression", result.verdict
     assert result.record["reason"] == "raise:RuntimeError@src/shop.py:5", result.record["reason"]  # the raise
+
+
+def test_the_bundled_example_s_regression_hidden_by_a_payload_put_back_blocks(tmp_path):
+    # found by a reviewer: order_total doctors the one negative line of the pinned order (the property's next look
+    # sees a harmless one) and line_total puts it back, so the payload was as pinned when the property ended: pass
+    import json
+    import subprocess
+    from pathlib import Path
+
+    from conftest import ROOT, run_cli
+
+    dest = tmp_path / "orders"
+    subprocess.run(["bash", str(ROOT / "examples/orders/make_repo.sh"), str(dest)], check=True, capture_output=True)
+    head = (Path(__file__).parent / "heads" / "orders_put_back.py").read_text()
+    (dest / "src" / "orders.py").write_text(head)
+    subprocess.run(["git", "-C", str(dest), "checkout", "-q", "main", "--", "src/rates.py"], check=True)
+    subprocess.run(["git", "-C", str(dest), "commit", "-qam", "attack head"], check=True)
+    done = run_cli("run", "--repo", str(dest), "--base", "main", "--head", "agent-patch", "--out",
+                   str(tmp_path / "out"), "--json", cwd=tmp_path)
+    rows = {row["assertion_id"]: row for row in json.loads(done.stdout)}
+    assert done.returncode == 1, done.stdout + done.stderr
+    blocked = rows["prop_order_total_non_negative"]
+    assert (blocked["verdict"], blocked["reason"]) == ("regression", "mutated_payload"), blocked
+

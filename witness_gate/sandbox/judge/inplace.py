@@ -1,5 +1,6 @@
 """Arguments the implementation changed in place come back: the judge's objects are made to hold what the subject's
-copies hold, and a change reaching the pinned payload is noted (a failure, `mutated_payload`)."""
+copies hold, and a change reaching the pinned payload is noted for good (a failure, `mutated_payload`, even when a
+later call puts it back)."""
 
 from __future__ import annotations
 

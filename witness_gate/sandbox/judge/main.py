@@ -231,7 +231,7 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
         _print_exception(exc)
     if peer.fault is not None:  # whatever the property made of it, a broken boundary gives no verdict
         finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
-    if peer.in_place.payload_changed and loads(pinned) != payload:
+    if peer.in_place.payload_changed:  # whatever it holds at the end: a later call could have put it back
         finish("fail", "mutated_payload", "the implementation changed the pinned payload it was handed",
                peer.imported)
     if outcome == "no_verdict":
