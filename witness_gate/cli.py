@@ -18,11 +18,11 @@ from witness_gate.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_USAGE
 from witness_gate.records import ATTEMPT_SUFFIX, RecordError, read_freezes
 from witness_gate.report import print_report, reporter_for, results_json, review_lines
 from witness_gate.reviewing import cmd_classify, cmd_freeze, cmd_freezes
-from witness_gate.sinks import CHANGE_RECORD, ignored_by_git
+from witness_gate.sinks import CHANGE_RECORD, UnsafeOutput, ignored_by_git, own_folder
 from witness_gate.verdict import exit_code, overall_label
 
 INPUT_ERRORS = (local.InputError, ConfigError, LockError, RecordError, recordkey.RecordKeyError, CanonicalError,
-                sandboxes.SandboxUnavailable, gitrepo.GitError, replaying.ReplayError)
+                sandboxes.SandboxUnavailable, gitrepo.GitError, replaying.ReplayError, UnsafeOutput)
 
 EPILOG = """exit codes: 0 nothing blocks; 1 regression or mixed_edit; 3 needs a person
 (flake, oracle_defect, not_reproduced, hold); 2 usage or input error.
@@ -199,7 +199,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     config = local.load_config_file(repo)
     lock = read_lock(args.lock)
     recordkey.establish(repo)  # the records it writes are sealed with the record key, kept outside the repo
-    out_dir = Path(args.out)
+    out_dir = own_folder(Path(args.out), repo)
     for stale in out_dir.glob(f"*{ATTEMPT_SUFFIX}"):
         stale.unlink()  # records of properties that no longer exist must not be classified
     outcome = local.check(
@@ -216,8 +216,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise local.InputError(f"{repo}: not a git repository; `run` compares two commits (use `check` otherwise)")
     recordkey.establish(repo)  # the records it writes are sealed with the record key, kept outside the repo
     head = gitrepo.rev_parse(repo, args.head)
-    ignored_by_git(Path(args.out))
-    out_dir = Path(args.out) / head[:12]
+    out_root = own_folder(Path(args.out), repo)  # by default inside the working tree: never through its links
+    ignored_by_git(out_root)
+    out_dir = own_folder(out_root / head[:12], repo)
     outcome = local.run(
         repo, args.base, args.head, sandbox=lambda: sandboxes.choose(args.sandbox, _warn), out_dir=out_dir,
         reporter=reporter_for(sys.stderr), runs=args.runs, seed=args.seed,

@@ -7,6 +7,8 @@ file sink also retains the article's witness file and seals both with the record
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -57,14 +59,43 @@ class FileSink:
 CHANGE_RECORD = "change.json"
 
 
+class UnsafeOutput(ValueError):
+    """An output folder the gate will not write through."""
+
+
+def own_folder(out: Path, tree: Path) -> Path:
+    """`out`, made of real folders: a part of it inside `tree` (the working tree, whose files the code under test
+    chose) that is a link, or no folder, is refused, never followed; missing parts are made. Outside `tree` the
+    folders are the user's own."""
+    out, tree = Path(os.path.abspath(out)), Path(os.path.abspath(tree))
+    try:
+        inside = out.relative_to(tree)
+    except ValueError:
+        out.mkdir(parents=True, exist_ok=True)
+        return out
+    here = tree
+    for part in inside.parts:
+        here = here / part
+        if here.is_symlink() or (here.exists() and not here.is_dir()):
+            raise UnsafeOutput(
+                f"{here}: {'a link' if here.is_symlink() else 'not a folder'}; witness-gate writes its records only "
+                "into real folders of the working tree (the code under test may have put this there): remove it, "
+                "or pass --out a folder elsewhere")
+        if not here.exists():
+            os.mkdir(here)
+    return out
+
+
 def ignored_by_git(out_root: Path) -> None:
     """Records kept inside the checkout they gate (the default `.artifacts/witness-gate`) are ignored by its git: an
     untracked record would change the checkout's tree, and `replay` on that checkout would refuse it as not the
-    record's head."""
-    marker = out_root / ".gitignore"
-    if not marker.exists():
-        out_root.mkdir(parents=True, exist_ok=True)
-        marker.write_text("# witness-gate records: never part of the code under test\n*\n", encoding="utf-8")
+    record's head. The marker is made new, never written through a link that is already there."""
+    try:
+        fd = os.open(out_root / ".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    except FileExistsError:
+        return
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write("# witness-gate records: never part of the code under test\n*\n")
 
 
 def keep_change(out_dir: Path, record: dict[str, Any]) -> Path:

@@ -117,3 +117,29 @@ def test_the_bundled_example_s_regression_hidden_by_a_payload_put_back_blocks(tm
     blocked = rows["prop_order_total_non_negative"]
     assert (blocked["verdict"], blocked["reason"]) == ("regression", "mutated_payload"), blocked
 
+
+
+@pytest.mark.parametrize("link", [".artifacts", ".artifacts/witness-gate/.gitignore"])
+def test_a_head_s_links_never_carry_the_gate_s_records_out_of_the_working_tree(git_repo, tmp_path, link):
+    # found by a reviewer: `witness-gate run` in a checkout of the head wrote its records (as root) wherever a committed
+    # .artifacts link pointed, and created any file a dangling .gitignore link named
+    import os
+
+    from conftest import run_cli
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside if link == ".artifacts" else outside / "created-by-the-gate"
+    repo = _repo(git_repo, {"src/shop.py": REGRESSION})
+    (repo.path / link).parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, repo.path / link)
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "and a link")
+    done = run_cli("run", "--base", "main", "--head", "patch", cwd=repo.path)  # the documented way: defaults
+    assert list(outside.iterdir()) == [], done.stdout + done.stderr
+    if link == ".artifacts":
+        assert done.returncode == 2 and ".artifacts: a link; witness-gate writes its records only into real folders" \
+            in done.stderr, done.stdout + done.stderr
+    else:  # the marker is not written through the link; the records go where they belong
+        assert done.returncode == 1 and "verdict: regression" in done.stdout, done.stdout + done.stderr
+        assert list((repo.path / ".artifacts" / "witness-gate").glob("*/prop_total_non_negative.attempt.json"))
