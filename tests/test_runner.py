@@ -110,6 +110,10 @@ def repo(tmp_path_factory):
     (root / "tests" / "properties" / "counts_p.py").write_text(
         "import time\nfrom counts import seen\ndef prop_x(p):\n    s = seen()\n    time.sleep(1)\n"
         "    return True if s == 'refused:ENOLCK,ENOLCK,ENOSYS' else s\n")
+    # a property that reports what its judge had imported before it ran: the same parent for every row
+    (root / "tests" / "properties" / "parent_p.py").write_text(
+        "import sys\n\ndef prop_x(p):\n    seen = 'statistics' in sys.modules\n    import statistics\n"
+        "    return 'had-statistics-%s' % seen\n")
     # an implementation that reports what its subject was told to import before its evaluation
     (root / "src" / "told.py").write_text("import os\nTOLD = os.environ.get('WITNESS_WARM_IMPORTS')\n")
     (root / "tests" / "properties" / "told_p.py").write_text("import told\ndef prop_x(p): return 'told:%s' % told.TOLD\n")
@@ -194,6 +198,19 @@ def test_every_cold_subject_of_a_run_is_told_the_same_imports(repo):
     finally:
         runner.close()
     assert [row.reason for row in rows] == ["told:told"] * 5, rows
+
+
+def test_every_judge_child_starts_from_the_same_parent(repo):
+    # a warm judge parent that imported what earlier evaluations had imported made the first evaluation slower than
+    # the next, and a subject that made the judge import something (a Fraction to decode) could time it (found by a
+    # reviewer: row 1 told itself apart 7 times in 7)
+    runner = PropertyRunner(repo, "tests/properties/parent_p.py::prop_x", "17", Sandbox("bwrap"), timeout_seconds=10)
+    try:
+        rows = [runner({}) for _ in range(4)]
+    finally:
+        runner.close()
+    # (its import line is read before the parent starts, so every child has it: the same, whichever row it serves)
+    assert [(row.reason, row.isolation) for row in rows] == [("had-statistics-True", "split-cold")] * 4, rows
 
 
 def test_each_cold_subject_has_a_hash_seed_and_address_layout_of_its_own_recorded_in_its_row(repo):

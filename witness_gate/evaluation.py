@@ -24,7 +24,6 @@ class Evaluation:
     seconds: float = 0.0
     isolation: str = ""  # how it ran: split-cold, split-warm (judge and subject apart) or shared (one process)
     imports: tuple[str, ...] = field(default=(), compare=False)  # the implementation's modules the property imported
-    standard: tuple[str, ...] = field(default=(), compare=False)  # the standard library's modules the judge imported
     layout: int | None = None  # a cold subject's layout number (runner.layout_env); None: the pinned seed's own
     # what the judge saw fail (pytest's assertion message, Hypothesis's falsifying example): for people, kept in rows
     observed: str = field(default="", compare=False)
@@ -77,17 +76,16 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
                           detail or "the judge ended without a verdict", judge.seconds, isolation)
     outcome, reason = verdict["outcome"], str(verdict.get("reason") or "")
     imports = tuple(str(name) for name in verdict.get("imports") or ())[:100]
-    standard = tuple(str(name) for name in verdict.get("standard") or ())[:200]
     if outcome == "pass":
-        return Evaluation("pass", None, detail, judge.seconds, isolation, imports, standard)
+        return Evaluation("pass", None, detail, judge.seconds, isolation, imports)
     if outcome == "fail":  # what the judge observed (an assertion's message) ends the detail too
         observed = str(verdict.get("detail") or "")[:OBSERVED_CHARS]
         if observed and observed not in detail:
             detail = (detail + "\n" + observed).strip()[-DETAIL_CHARS:]
-        return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports, standard,
+        return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports,
                           observed=observed)
     return Evaluation("transport", reason or "no_verdict", (str(verdict.get("detail") or "") + "\n" + detail).strip(),
-                      judge.seconds, isolation, imports, standard)
+                      judge.seconds, isolation, imports)
 
 
 def _signal_name(number: int) -> str:

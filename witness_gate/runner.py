@@ -12,6 +12,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 import weakref
@@ -27,7 +28,7 @@ from witness_gate.labels import path_matches
 from witness_gate.processes import Finished, collect_pair
 from witness_gate.safefs import UnsafePath, read_inside
 from witness_gate.sandbox import ENV_MOUNT, JUDGE_SITE_MOUNT, Limits, Mount, Sandbox, settle, stage_root
-from witness_gate.sandbox.judge.tests import is_test
+from witness_gate.sandbox.judge.tests import PREFIX as PYTEST_PREFIX, is_test
 from witness_gate.sandbox.names import imported_names
 from witness_gate.sandbox.forks import READY_SECONDS, Ahead, ForkServer, end_process, read_until_closed
 from witness_gate.sandbox.views import Views, split_checkout
@@ -71,12 +72,10 @@ class Sides:
     lock: threading.RLock = field(default_factory=threading.RLock)
     judge_failed: bool = False  # a judge parent that would not start is not tried again
     subject_failed: bool = False  # nor a subject parent: a head whose import never ends would cost every candidate
-    judge_told: set[str] = field(default_factory=set)  # the standard modules the judge parent was asked to import
     imports: set[str] = field(default_factory=set)  # the implementation's modules properties imported: a warm subject's
-    # a cold subject's first imports, the same for every one: fixed before the first starts, from the first property's
-    # text, for a list that grew with the evaluations would tell a subject it is not the first
-    cold_imports: str | None = None
-    standard: set[str] = field(default_factory=set)  # the standard library's modules they import: a warm judge's
+    # (a cold subject's, a warm judge's) first imports, the same for every one: fixed before the first starts, from the
+    # first property's text, for a list that grew with the evaluations would tell a subject it is not the first
+    first_imports: tuple[str, str] | None = None
     requests: int = 0  # fork requests to the judge parent, each with its own number and fixture
 
     def end(self, which: str) -> None:
@@ -285,8 +284,6 @@ class PropertyRunner:
         with self._lock:
             sides.requests += 1
             seq = sides.requests
-            news = sorted(sides.standard - sides.judge_told)
-            sides.judge_told.update(news)
             inbox = sides.judge[1] if sides.judge is not None else None
         if inbox is None:
             judge_end.close()
@@ -298,8 +295,7 @@ class PropertyRunner:
         judge_r, judge_w = os.pipe()
         started = time.monotonic()
         try:
-            judge.fork({"fixture": self.sandbox.scratch_path(inbox, name), "seq": seq, "import": news,
-                        "property": self.selector},
+            judge.fork({"fixture": self.sandbox.scratch_path(inbox, name), "seq": seq, "property": self.selector},
                        [judge_end.fileno(), verdict_w, judge_w])
         except OSError:
             for fd in (verdict_r, judge_r, subject_stderr):
@@ -324,10 +320,10 @@ class PropertyRunner:
         return self._learn(verdict_of_judge(judge_done, Finished(b"", out["subject"], None, 0, seconds), isolation))
 
     def _learn(self, row: Evaluation) -> Evaluation:
-        """What an evaluation imported, for the sides started after it to import first."""
+        """What an evaluation imported of the implementation, for a warm subject parent started after it to import
+        first (a warm subject may know it is not the first: its rows never let a patch through)."""
         with self._lock:
             self._sides.imports.update(row.imports)
-            self._sides.standard.update(row.standard)
         return row
 
     def _judge_server(self) -> ForkServer | None:
@@ -345,8 +341,9 @@ class PropertyRunner:
                 inbox = self.sandbox.make_scratch()
                 judge_env, _, _ = self._side_settings(views, inbox)
                 del judge_env["WITNESS_PROPERTY"]  # each request names its property: one parent serves them all
-                judge_env["WITNESS_WARM_IMPORTS"] = ",".join(sorted(sides.standard))
-                sides.judge_told = set(sides.standard)
+                # fixed before it starts, never learned: a parent that changed with the evaluations would make the
+                # first one slower than the next, and a subject could time that (found by a reviewer)
+                judge_env["WITNESS_WARM_IMPORTS"] = self._first_imports()[1]
                 starting.append(("judge", inbox, self._start_parent("judge", views.judge, inbox, judge_env,
                                                                     self._judge_mounts() + self._site_mounts())))
             if subject and sides.subject is None and not (sides.judge_failed or sides.subject_failed):
@@ -405,17 +402,24 @@ class PropertyRunner:
         return start
 
     def _cold_imports(self) -> str:
-        """What every cold subject of these sides imports first: the implementation's modules the first property's
-        file names in its import lines, fixed before the first subject starts."""
+        """What every cold subject of these sides imports first."""
+        return self._first_imports()[0]
+
+    def _first_imports(self) -> tuple[str, str]:
+        """(the implementation's modules, the standard library's) the first property's file names in its import
+        lines: what every cold subject and the warm judge parent of these sides import first, fixed before the first
+        of them starts and the same for all."""
         with self._lock:
-            if self._sides.cold_imports is None:
+            if self._sides.first_imports is None:
                 views = self._views()
+                relpath = self.selector.removeprefix(PYTEST_PREFIX).partition("::")[0]
                 try:
-                    text = read_inside(views.judge, self.selector.partition("::")[0], max_bytes=MAX_PROPERTY_BYTES)
+                    text = read_inside(views.judge, relpath, max_bytes=MAX_PROPERTY_BYTES).decode("utf-8", "replace")
                 except (OSError, UnsafePath):
-                    text = b""  # the evaluation meets what is wrong with it
-                self._sides.cold_imports = ",".join(imported_names(text.decode("utf-8", "replace"), views.modules))
-            return self._sides.cold_imports
+                    text = ""  # the evaluation meets what is wrong with it
+                self._sides.first_imports = (",".join(imported_names(text, views.modules)),
+                                             ",".join(imported_names(text, sys.stdlib_module_names)))
+            return self._sides.first_imports
 
     def _end_judge(self) -> None:
         self._sides.end("judge")

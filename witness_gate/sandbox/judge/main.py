@@ -31,17 +31,17 @@ def main() -> None:
 def warm() -> None:
     """A warm judge: imports once, then forks one child an evaluation, several at once if asked. Each fork request on
     WITNESS_CONTROL carries the child's descriptors (the socket, the verdict's pipe, a stderr), its sequence number,
-    its property (one parent serves every property of a gate run), the path of its fixture and standard-library
-    modules to import first; the parent reports "<seq> <exit code>" when
-    the child ends, and kills it on {"kill": seq}. This process holds only the gate and the standard library: nothing
-    of the oracle or the implementation runs in it."""
+    its property (one parent serves every property of a gate run) and the path of its fixture; the parent reports
+    "<seq> <exit code>" when the child ends, and kills it on {"kill": seq}. This process holds only the gate and the
+    standard library (and, for a repository's tests, the gate's pytest and Hypothesis), all imported before the first
+    child and never more: nothing of the oracle or the implementation runs in it."""
     os.dup2(2, 1)
     _prepare()
     import gc
     import select
     import socket
 
-    _import_standard(os.environ.get("WITNESS_WARM_IMPORTS", "").split(","))
+    _import_standard([*WIRE_MODULES, *os.environ.get("WITNESS_WARM_IMPORTS", "").split(",")])
     if os.environ.get("WITNESS_JUDGE_SITE"):
         _import_test_runner()
 
@@ -73,7 +73,6 @@ def warm() -> None:
                 continue
             if not isinstance(message, dict) or len(fds) != 3:
                 os._exit(0)
-            _import_standard(message.get("import", ()))
             prop = str(message.get("property", ""))
             _precompile(prop.partition("::")[0])
             gc.freeze()  # what this parent made is never scanned in a child: its pages stay shared, not copied
@@ -96,8 +95,14 @@ def warm() -> None:
             poller.register(pidfd, select.POLLIN)
 
 
+# what the judge imports on its own when the subject's answers need it (a Fraction, a date, an enum, an exception's
+# traceback): a warm parent has them all from the start, so no answer finds one new in the first evaluation only
+WIRE_MODULES = ("datetime", "decimal", "fractions", "enum", "collections", "traceback", "json")
+
+
 def _import_standard(names) -> None:
-    """The standard library's modules an evaluation imported, imported here once for every later child."""
+    """Standard-library modules imported once, before the first child: the wire's, and those the first property's
+    file names. Never more afterwards: every child forks from the same parent."""
     import importlib
 
     for name in filter(None, names):
@@ -177,13 +182,9 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
     env = os.environ
     relpath, _, function = env.get("WITNESS_PROPERTY", "").partition("::")
     root = os.getcwd()
-    loaded = set(sys.modules)
 
     def finish(outcome: str, reason: str | None, detail: str = "", imports=()) -> None:
-        # the standard library's modules this evaluation imported: a warm judge imports them before it forks
-        standard = sorted(n for n in set(sys.modules) - loaded if n.partition(".")[0] in sys.stdlib_module_names)
-        line = dumps({"outcome": outcome, "reason": reason, "detail": detail[-2000:], "imports": list(imports),
-                      "standard": standard[:200]})
+        line = dumps({"outcome": outcome, "reason": reason, "detail": detail[-2000:], "imports": list(imports)})
         for stream in (sys.stdout, sys.stderr):  # what the property printed, for people, before the process ends
             try:
                 stream.flush()

@@ -1,0 +1,67 @@
+"""`witness-gate init`: a `.witness.yml` from a repository's layout, each choice said with its reason, nothing else
+changed; what it writes parses, and gates the repository's own tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_cli
+from witness_gate.config import parse_config
+from witness_gate.init import Layout, propose, read_layout
+
+
+@pytest.mark.parametrize("layout, impl, oracle, tests", [
+    (Layout(folders=("src", "tests", "docs")), ["src/"], ["tests/"], ("tests/",)),
+    (Layout(folders=("mypkg", "tests"), packages=("mypkg",)), ["mypkg/"], ["tests/"], ("tests/",)),
+    # pytest's own testpaths win over the folder names
+    (Layout(folders=("natsort", "tests", "extra"), packages=("natsort",), testpaths=("tests", "extra/test_x.py"),
+            config_file="setup.cfg"), ["natsort/"], ["tests/", "extra/test_x.py"], ("tests/", "extra/test_x.py")),
+    # a single-module project with its tests beside it, and a conftest.py at the top: the oracle's
+    (Layout(modules=("bidi.py", "conftest.py", "setup.py", "test_bidi.py")), ["bidi.py"],
+     ["test_bidi.py", "conftest.py"], ("test_bidi.py",)),
+    # the gate's own properties and fixtures stay oracle beside the tests
+    (Layout(folders=("src", "tests"), properties=True, fixtures=True), ["src/"], ["tests/"], ("tests/",)),
+    (Layout(folders=("src", "checks"), properties=False), ["src/"], ["tests/"], ()),
+])
+def test_init_proposes_a_config_from_the_layout(layout, impl, oracle, tests):
+    text, why = propose(layout)
+    config = parse_config(text)  # what init writes is a valid .witness.yml
+    assert list(config.impl) == impl and list(config.oracle) == oracle and config.pytest == tests
+    assert "**/*.md" in config.ignore and "docs/" in config.ignore
+    assert all(line.split(":", 1)[0] in ("paths.impl", "paths.oracle", "paths.ignore", "properties.pytest")
+               for line in why)
+    assert any(line.startswith("properties.pytest: none") for line in why) == (not tests)
+
+
+def test_init_reads_pytest_configuration_without_running_anything(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("raise SystemExit('imported')\n")
+    (tmp_path / "t").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["t"]\n')
+    (tmp_path / "setup.cfg").write_text("[tool:pytest]\ntestpaths = other\n")  # pyproject.toml comes first
+    layout = read_layout(tmp_path)
+    assert (layout.packages, layout.testpaths, layout.config_file) == (("pkg",), ("t",), "pyproject.toml")
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options\nbroken")  # unreadable: the next one
+    assert read_layout(tmp_path).testpaths == ("other",)
+
+
+def test_init_writes_the_config_says_why_and_changes_nothing_else(git_repo):
+    git_repo.commit({"src/calc.py": "def double(x):\n    return 2 * x\n",
+                     "tests/test_calc.py": "from calc import double\n\ndef test_double():\n    assert double(2) == 4\n",
+                     "README.md": "calc\n"}, "base")
+    before = git_repo.git("status", "--porcelain")
+    done = run_cli("init", "--repo", str(git_repo.path), cwd=git_repo.path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "properties.pytest: tests/: the tests' folder" in done.stdout and "paths.impl: src/" in done.stdout
+    assert git_repo.git("status", "--porcelain") == (before + "\n" if before else "") + "?? .witness.yml"
+    config = parse_config((git_repo.path / ".witness.yml").read_text())
+    assert config.pytest == ("tests/",)
+    again = run_cli("init", "--repo", str(git_repo.path), cwd=git_repo.path)  # never overwrites
+    assert again.returncode == 2 and "already has a .witness.yml" in again.stderr
+    # and it gates: commit it, then a regression in a branch is blocked by the repository's own test
+    git_repo.commit({}, "adopt witness-gate")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": "def double(x):\n    return 2 * x + 1\n"}, "off by one")
+    done = run_cli("run", "--repo", str(git_repo.path), "--base", "main", "--head", "patch", "--out",
+                   str(git_repo.path.parent / "out"), cwd=git_repo.path)
+    assert done.returncode == 1 and "tests.test_calc.test_double" in done.stdout, done.stdout + done.stderr

@@ -1,0 +1,127 @@
+"""`witness-gate init`: a `.witness.yml` proposed from a repository's layout (its package folders, its tests, its pytest
+configuration), each choice with the reason for it. `read_layout` reads the directory; `propose` decides (pure)."""
+
+from __future__ import annotations
+
+import configparser
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from witness_gate.pytests import is_test_file
+
+# where pytest keeps its configuration, and the section that holds it
+PYTEST_CONFIGS = (("pytest.ini", "pytest"), ("pyproject.toml", None), ("tox.ini", "pytest"), ("setup.cfg", "tool:pytest"))
+TEST_FOLDERS = ("tests", "test", "testing")
+NOT_CODE = ("docs", "doc", ".github", "examples", "benchmarks", "bench", "scripts")
+IGNORE = ("**/*.md", "**/*.rst", "docs/", "LICENSE*")
+MAX_CONFIG_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What `propose` needs to know of a repository, read from its top level."""
+
+    folders: tuple[str, ...] = ()  # top-level folders
+    packages: tuple[str, ...] = ()  # top-level folders that are Python packages (an __init__.py)
+    modules: tuple[str, ...] = ()  # top-level .py files
+    testpaths: tuple[str, ...] = ()  # pytest's `testpaths`, when its configuration has them
+    config_file: str = ""  # the file they came from
+    properties: bool = False  # tests/properties/ exists: prop_* functions, the gate's own form
+    fixtures: bool = False  # tests/fixtures/ exists
+
+
+def read_layout(repo: Path) -> Layout:
+    """The repository's top level and its pytest configuration (never run, never imported)."""
+    folders = tuple(sorted(p.name for p in repo.iterdir() if p.is_dir() and not p.is_symlink()
+                           and not p.name.startswith(".")))
+    packages = tuple(f for f in folders if (repo / f / "__init__.py").is_file())
+    modules = tuple(sorted(p.name for p in repo.iterdir() if p.is_file() and p.suffix == ".py"))
+    testpaths, source = (), ""
+    for name, section in PYTEST_CONFIGS:
+        found = _testpaths(repo / name, section)
+        if found is not None:
+            testpaths, source = found, name
+            break
+    return Layout(folders, packages, modules, testpaths, source, (repo / "tests" / "properties").is_dir(),
+                  (repo / "tests" / "fixtures").is_dir())
+
+
+def propose(layout: Layout) -> tuple[str, list[str]]:
+    """(the `.witness.yml` text, one line a choice saying what and why)."""
+    why: list[str] = []
+    tests = _tests(layout, why)
+    impl = _impl(layout, tests, why)
+    oracle = list(tests)
+    if "conftest.py" in layout.modules:
+        oracle.append("conftest.py")
+        why.append("paths.oracle: conftest.py at the top decides how the tests run, so a change to it is the oracle's")
+    for folder, present in (("tests/properties/", layout.properties), ("tests/fixtures/", layout.fixtures)):
+        if present and not any(folder.startswith(t) for t in tests):
+            oracle.append(folder)
+            why.append(f"paths.oracle: {folder} is where the gate's own properties and fixtures live")
+    why.append(f"paths.ignore: {', '.join(IGNORE)}: documentation and the licence; a change of only these is skipped")
+    lines = ["version: 1", "paths:", f"  impl: {_list(impl)}", f"  oracle: {_list(oracle or ['tests/'])}",
+             f"  ignore: {_list(IGNORE)}"]
+    if tests:
+        lines += ["properties:", f"  pytest: {_list(tests)}"]
+    return "\n".join(lines) + "\n", why
+
+
+def _tests(layout: Layout, why: list[str]) -> list[str]:
+    if layout.testpaths:
+        paths = [p if p.endswith(".py") else p.rstrip("/") + "/" for p in
+                 (t.removeprefix("./") for t in layout.testpaths) if p and not p.startswith(("/", ".."))]
+        why.append(f"properties.pytest: {', '.join(paths)}: the testpaths of the pytest configuration in "
+                   f"{layout.config_file}; every test there is a property")
+        return paths
+    folders = [f + "/" for f in TEST_FOLDERS if f in layout.folders]
+    if folders:
+        why.append(f"properties.pytest: {', '.join(folders)}: the tests' folder; every test there is a property")
+        return folders
+    files = [m for m in layout.modules if is_test_file(m)]
+    if files:
+        why.append(f"properties.pytest: {', '.join(files)}: the test files at the top; every test there is a property")
+        return files
+    why.append("properties.pytest: none: no tests/ folder, no test_*.py at the top and no testpaths in a pytest "
+               "configuration; point it at your tests, or write prop_* properties under tests/properties/")
+    return []
+
+
+def _impl(layout: Layout, tests: list[str], why: list[str]) -> list[str]:
+    if "src" in layout.folders:
+        why.append("paths.impl: src/: the code lives in a src layout")
+        return ["src/"]
+    taken = {t.rstrip("/").split("/")[0] for t in tests} | set(TEST_FOLDERS)
+    packages = [p + "/" for p in layout.packages if p not in taken and p not in NOT_CODE]
+    modules = [m for m in layout.modules if not is_test_file(m) and m not in ("conftest.py", "setup.py", "noxfile.py")]
+    if packages or modules:
+        why.append(f"paths.impl: {', '.join(packages + modules)}: the package folders and modules at the top")
+        return packages + modules
+    why.append("paths.impl: src/: no package found at the top; every path that is neither oracle nor ignored counts "
+               "as implementation anyway (the split fails closed)")
+    return ["src/"]
+
+
+def _testpaths(path: Path, section: str | None) -> tuple[str, ...] | None:
+    """`testpaths` of one pytest configuration file; None when it has no pytest section (or cannot be read)."""
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_CONFIG_BYTES:
+            return None
+        if section is None:  # pyproject.toml
+            table = tomllib.loads(path.read_text("utf-8")).get("tool", {}).get("pytest", {}).get("ini_options")
+            if not isinstance(table, dict):
+                return None
+            value = table.get("testpaths", ())
+            return tuple(value.split() if isinstance(value, str) else (str(v) for v in value))
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read_string(path.read_text("utf-8"))
+        if not parser.has_section(section):
+            return None
+        return tuple(parser.get(section, "testpaths", fallback="").split())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, configparser.Error, AttributeError):
+        return None
+
+
+def _list(items) -> str:
+    return "[" + ", ".join(f'"{item}"' for item in items) + "]"
