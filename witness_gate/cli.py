@@ -7,10 +7,10 @@ import json
 import sys
 from pathlib import Path
 
-from witness_gate import gitrepo, local, recordkey, replaying, sandbox as sandboxes
+from witness_gate import gitrepo, init, local, recordkey, replaying, sandbox as sandboxes
 from witness_gate.attempt import Policy
 from witness_gate.canonical import CanonicalError
-from witness_gate.config import ConfigError
+from witness_gate.config import CONFIG_NAME, ConfigError
 from witness_gate.egress import DEFAULT_INDEX_HOSTS, HOSTS_ENV
 from witness_gate.files import CACHE_ENV
 from witness_gate.lock import LockError, pin, read_lock, write_lock
@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_pin, _add_check, _add_classify, _add_freeze, _add_run, _add_replay, _add_freezes):
+    for add in (_add_init, _add_pin, _add_check, _add_classify, _add_freeze, _add_run, _add_replay, _add_freezes):
         add(sub)
     return parser
 
@@ -86,6 +86,13 @@ def _add_runner_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--freezes", metavar="FILE|DIR",
                    help="freeze records written by `freeze --out` (sealed); passing them accepts them: a flake "
                         "that matches one, on its own retained witness, is frozen")
+
+
+def _add_init(sub) -> None:
+    p = sub.add_parser("init", help="write a .witness.yml from the repository's layout and say why (changes nothing "
+                                    "else)")
+    p.add_argument("--repo", default=".", help="the repository (default: the current directory)")
+    p.add_argument("--print", action="store_true", dest="print_only", help="print the config instead of writing it")
 
 
 def _add_pin(sub) -> None:
@@ -169,7 +176,7 @@ SETUP_EPILOG = (f"environment: {HOSTS_ENV} (hosts a setup: step may reach; defau
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handler = {"pin": cmd_pin, "check": cmd_check, "classify": cmd_classify,
+    handler = {"init": cmd_init, "pin": cmd_pin, "check": cmd_check, "classify": cmd_classify,
                "freeze": cmd_freeze, "run": cmd_run, "replay": cmd_replay, "freezes": cmd_freezes}[args.command]
     try:
         return handler(args)
@@ -183,6 +190,29 @@ def main(argv: list[str] | None = None) -> int:
 
 def _warn(message: str) -> None:
     print(message, file=sys.stderr)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    repo = Path(args.repo).resolve()
+    if not repo.is_dir():
+        raise local.InputError(f"{repo}: no such folder; pass --repo the repository to adopt")
+    text, why = init.propose(init.read_layout(repo))
+    target = repo / CONFIG_NAME
+    if args.print_only:
+        print(text, end="")
+    elif target.exists() or target.is_symlink():
+        raise local.InputError(f"{target}: the repository already has a {CONFIG_NAME}; edit it, or pass --print to see "
+                               "what init would write")
+    else:
+        target.write_text(text, encoding="utf-8")
+        print(f"wrote {target}:")
+        print(text, end="")
+    print("why:")
+    for line in why:
+        print(f"  {line}")
+    if not args.print_only:
+        print(f"next: commit {CONFIG_NAME} to the base branch, then `witness-gate run --base <that branch>` on a change")
+    return EXIT_OK
 
 
 def cmd_pin(args: argparse.Namespace) -> int:
