@@ -84,6 +84,27 @@ def seen():
 '''
 
 
+PIPES = '''
+import fcntl, os
+F_SETPIPE_SZ = 1031
+_held = []
+def _big_pipe():
+    r, w = os.pipe()
+    try:
+        fcntl.fcntl(w, F_SETPIPE_SZ, 1 << 20)  # refused once the uid's pipe pages pass the soft limit
+    except PermissionError:
+        os.close(r), os.close(w)
+        return False
+    _held.append((r, w))
+    return True
+SEEN = "free" if _big_pipe() else "full"  # full: another subject of this uid is alive and filled them
+while len(_held) < 120 and _big_pipe():
+    pass
+def seen():
+    return SEEN
+'''
+
+
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
     root = tmp_path_factory.mktemp("repo")
@@ -110,6 +131,11 @@ def repo(tmp_path_factory):
     (root / "tests" / "properties" / "counts_p.py").write_text(
         "import time\nfrom counts import seen\ndef prop_x(p):\n    s = seen()\n    time.sleep(1)\n"
         "    return True if s == 'refused:ENOLCK,ENOLCK,ENOSYS' else s\n")
+    # an implementation that fills its uid's pipe pages (a per-uid count) after looking whether another already has
+    (root / "src" / "pipefill.py").write_text(PIPES)
+    (root / "tests" / "properties" / "pipes_p.py").write_text(
+        "import time\nfrom pipefill import seen\ndef prop_x(p):\n    s = seen()\n    time.sleep(1)\n"
+        "    return True if s == 'free' else s\n")
     # a property that reports what its judge had imported before it ran: the same parent for every row
     (root / "tests" / "properties" / "parent_p.py").write_text(
         "import sys\n\ndef prop_x(p):\n    seen = 'statistics' in sys.modules\n    import statistics\n"
@@ -198,6 +224,41 @@ def test_every_cold_subject_of_a_run_is_told_the_same_imports(repo):
     finally:
         runner.close()
     assert [row.reason for row in rows] == ["told:told"] * 5, rows
+
+
+def test_cold_subjects_alive_at_once_cannot_count_each_other_through_their_uid(repo, monkeypatch):
+    # what the kernel counts per uid (pipe pages here; processes, watches) reached every subject of one sandbox uid:
+    # the reviewer's subjects counted 1, 2, 3 through pipe pages. Each cold subject is now a uid of its own, drawn.
+    from witness_gate import sandbox as sandboxes
+
+    if Sandbox("bwrap").identity.uid is None:
+        pytest.skip("the gate has uids to give only as root")
+    drawn = []
+    real = sandboxes.subject_uid
+    monkeypatch.setattr(sandboxes, "subject_uid", lambda: drawn.append(real()) or drawn[-1])
+    runner = PropertyRunner(repo, "tests/properties/pipes_p.py::prop_x", "17", Sandbox("bwrap"), timeout_seconds=10)
+    try:
+        with ThreadPoolExecutor(3) as pool:
+            rows = list(pool.map(lambda _: runner({}), range(3)))
+    finally:
+        runner.close()
+    assert [(row.outcome, row.reason) for row in rows] == [("pass", None)] * 3, rows
+    assert len(set(drawn)) == len(drawn) >= 3 and Sandbox("bwrap").identity.uid not in drawn
+
+
+def test_control_subjects_of_one_uid_count_each_other_through_it(repo, monkeypatch):
+    from witness_gate import sandbox as sandboxes
+
+    if Sandbox("bwrap").identity.uid is None:
+        pytest.skip("the gate has uids to give only as root")
+    monkeypatch.setattr(sandboxes, "subject_uid", lambda: Sandbox("bwrap").identity.uid)
+    runner = PropertyRunner(repo, "tests/properties/pipes_p.py::prop_x", "17", Sandbox("bwrap"), timeout_seconds=10)
+    try:
+        with ThreadPoolExecutor(3) as pool:
+            rows = list(pool.map(lambda _: runner({}), range(3)))
+    finally:
+        runner.close()
+    assert "full" in [row.reason for row in rows], rows
 
 
 def test_every_judge_child_starts_from_the_same_parent(repo):

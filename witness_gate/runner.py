@@ -208,8 +208,10 @@ class PropertyRunner:
                          *(m.source for m in mounts + judge_mounts)):
                 settle(tree)
             deadline = time.monotonic() + self.timeout_seconds + 1
+            os.chmod(empty, 0o755)  # the subject, a uid of its own, reads its (empty) /input
             subject = self.sandbox.launch(self._side("subject"), repo=views.subject, scratch=empty, env=subject_env,
-                                          limits=self._limits(), mounts=mounts, pass_fds=(subject_end.fileno(),))
+                                          limits=self._limits(), mounts=mounts, pass_fds=(subject_end.fileno(),),
+                                          own_uid=True)
             subject_end.close()
             try:
                 judge = self.sandbox.launch(self._side("judge"), repo=views.judge, scratch=inbox, env=judge_env,
@@ -385,6 +387,7 @@ class PropertyRunner:
         with self._lock:
             if sides.empty is None:
                 sides.empty = sandbox.make_scratch()  # every such subject's /input: read-only, and empty
+                os.chmod(sides.empty, 0o755)  # each subject is a uid of its own
             empty = sides.empty
         imports = self._cold_imports()
         _, env, mounts = self._side_settings(views, empty)
@@ -395,7 +398,7 @@ class PropertyRunner:
                 settle(tree)
             proc = sandbox.launch(side, repo=views.subject, scratch=empty, limits=limits, mounts=mounts, pass_fds=(wire,),
                                   env={**env, "WITNESS_WIRE": str(wire), "WITNESS_WARM_IMPORTS": imports,
-                                       **layout_env(layout)})
+                                       **layout_env(layout)}, own_uid=True)
             proc.witness_layout = layout  # the row it serves records it
             return proc
 

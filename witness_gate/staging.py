@@ -26,6 +26,9 @@ JUDGE_PACKAGES = ("pytest", "pluggy", "iniconfig", "packaging", "hypothesis", "a
 SETTLED_NS = 946684800 * 10**9  # 2000-01-01: every evaluation sees the same atime and mtime everywhere
 DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
 WORKER_UID_BASE, WORKER_UID_SPAN = 0x70000000, 1 << 24  # each worker's evaluations get their own uid
+# and each cold subject a uid of its own, drawn: what the kernel counts per uid (processes, pipe pages, watches) is
+# then its alone, so no subject can count the others alive beside it
+SUBJECT_UID_BASE, SUBJECT_UID_SPAN = 0x60000000, 1 << 24
 
 
 class SandboxUnavailable(RuntimeError):
@@ -54,6 +57,13 @@ class Identity:
         # root's interpreter may live where that uid cannot read (pyenv under /root)
         python = os.environ.get("WITNESS_SANDBOX_PYTHON") or _readable_python()
         return cls(uid, gid, python)
+
+
+def subject_uid() -> int:
+    """A uid for one cold subject, drawn (never counted, so it says nothing of which row the subject serves)."""
+    import secrets
+
+    return SUBJECT_UID_BASE + secrets.randbelow(SUBJECT_UID_SPAN)
 
 
 def worker_uid(worker: str) -> int:

@@ -15,14 +15,14 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from witness_gate import seccomp
 from witness_gate.processes import Finished, become_subreaper, end_leftovers, spawn, start_and_collect
 from witness_gate.staging import (
     DEFAULT_SANDBOX_UID, HARNESS_FILES, SETTLED_NS, WORKER_UID_BASE, WORKER_UID_SPAN, Identity, SandboxUnavailable,
-    make_readable, settle, stage_directory, stage_root, worker_uid,
+    make_readable, settle, stage_directory, stage_root, subject_uid, worker_uid,
 )
 
 __all__ = [  # the sandbox's public names, as before the staging moved out
@@ -125,16 +125,18 @@ class Sandbox:
         return done
 
     def launch(self, argv: list[str], *, repo: Path, scratch: Path, env: dict[str, str], limits: Limits,
-               mounts: tuple[Mount, ...] = (), pass_fds: tuple[int, ...] = (), quiet: bool = False
-               ) -> subprocess.Popen:
+               mounts: tuple[Mount, ...] = (), pass_fds: tuple[int, ...] = (), quiet: bool = False,
+               own_uid: bool = False) -> subprocess.Popen:
         """One side of an evaluation (judge or subject), started and left running: the caller collects it (`quiet`:
-        a warm parent, whose own output is read and dropped)."""
+        a warm parent, whose own output is read and dropped; `own_uid`: a cold subject, as a uid drawn for it alone
+        when the gate has uids to give)."""
         program = seccomp.program() if self.mode == "bwrap" else None
         filter_fd = seccomp.pipe_of(program) if program is not None else None
         try:
             argv, env, cwd = self.wrap(argv, repo=repo, scratch=scratch, env=env, mounts=mounts, limits=limits,
                                        seccomp_fd=filter_fd)
-            return spawn(argv, cwd=cwd, env=env, preexec=self.preexec(limits), quiet=quiet,
+            uid = subject_uid() if own_uid and self.identity.uid is not None else None
+            return spawn(argv, cwd=cwd, env=env, preexec=self.preexec(limits, uid), quiet=quiet,
                          pass_fds=pass_fds + ((filter_fd,) if filter_fd is not None else ()))
         finally:
             if filter_fd is not None:
@@ -206,9 +208,9 @@ class Sandbox:
         """A file the gate put in `scratch`, as the sandboxed process sees it."""
         return f"{INPUT_MOUNT}/{name}" if self.mode == "bwrap" else str(scratch / name)
 
-    def preexec(self, limits: Limits) -> Callable[[], None]:
-        """Set the limits (as root, so hard limits stick), then drop to the sandbox uid."""
-        identity = self.identity
+    def preexec(self, limits: Limits, uid: int | None = None) -> Callable[[], None]:
+        """Set the limits (as root, so hard limits stick), then drop to the sandbox uid (or `uid`, as its own group)."""
+        identity = self.identity if uid is None else replace(self.identity, uid=uid, gid=uid)
 
         def apply() -> None:
             for which, value in (
