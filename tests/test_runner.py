@@ -191,6 +191,16 @@ def test_runners_that_share_their_sides_each_evaluate_their_own_property(repo):
         PropertyRunner(repo, "tests/properties/p.py::prop_true", "17", Sandbox("bwrap"), sides=Sides())
 
 
+def three_at_once(repo, selector):
+    """Three cold rows of one runner at once, as parallel replays run: three subjects alive together."""
+    runner = PropertyRunner(repo, selector, "17", Sandbox("bwrap"), timeout_seconds=10)
+    try:
+        with ThreadPoolExecutor(3) as pool:
+            return list(pool.map(lambda _: runner({}), range(3)))
+    finally:
+        runner.close()
+
+
 @pytest.mark.parametrize("filtered", [True, False])
 def test_cold_subjects_alive_at_once_cannot_count_each_other(repo, monkeypatch, filtered):
     # every subject sees the same files (the checkout, the gate, /usr): a lock or a watch one holds on them is seen
@@ -202,12 +212,7 @@ def test_cold_subjects_alive_at_once_cannot_count_each_other(repo, monkeypatch, 
     if not filtered:
         monkeypatch.setitem(seccomp.NOTICING, "x86_64", (72, {}))
         monkeypatch.setattr(seccomp, "FCNTL_REFUSED", ())
-    runner = PropertyRunner(repo, "tests/properties/counts_p.py::prop_x", "17", Sandbox("bwrap"), timeout_seconds=10)
-    try:
-        with ThreadPoolExecutor(3) as pool:  # parallel replays: three subjects alive at once
-            rows = list(pool.map(lambda _: runner({}), range(3)))
-    finally:
-        runner.close()
+    rows = three_at_once(repo, "tests/properties/counts_p.py::prop_x")
     if filtered:
         assert [(row.outcome, row.isolation) for row in rows] == [("pass", "split-cold")] * 3, rows
     else:
@@ -236,12 +241,7 @@ def test_cold_subjects_alive_at_once_cannot_count_each_other_through_their_uid(r
     drawn = []
     real = sandboxes.subject_uid
     monkeypatch.setattr(sandboxes, "subject_uid", lambda: drawn.append(real()) or drawn[-1])
-    runner = PropertyRunner(repo, "tests/properties/pipes_p.py::prop_x", "17", Sandbox("bwrap"), timeout_seconds=10)
-    try:
-        with ThreadPoolExecutor(3) as pool:
-            rows = list(pool.map(lambda _: runner({}), range(3)))
-    finally:
-        runner.close()
+    rows = three_at_once(repo, "tests/properties/pipes_p.py::prop_x")
     assert [(row.outcome, row.reason) for row in rows] == [("pass", None)] * 3, rows
     assert len(set(drawn)) == len(drawn) >= 3 and Sandbox("bwrap").identity.uid not in drawn
 
@@ -252,12 +252,7 @@ def test_control_subjects_of_one_uid_count_each_other_through_it(repo, monkeypat
     if Sandbox("bwrap").identity.uid is None:
         pytest.skip("the gate has uids to give only as root")
     monkeypatch.setattr(sandboxes, "subject_uid", lambda: Sandbox("bwrap").identity.uid)
-    runner = PropertyRunner(repo, "tests/properties/pipes_p.py::prop_x", "17", Sandbox("bwrap"), timeout_seconds=10)
-    try:
-        with ThreadPoolExecutor(3) as pool:
-            rows = list(pool.map(lambda _: runner({}), range(3)))
-    finally:
-        runner.close()
+    rows = three_at_once(repo, "tests/properties/pipes_p.py::prop_x")
     assert "full" in [row.reason for row in rows], rows
 
 
