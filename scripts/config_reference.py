@@ -78,9 +78,12 @@ properties:
   `pytest.ini`, `pyproject.toml`, `setup.cfg` or `tox.ini` outside them is never read: a head cannot
   change which tests run or how. (For now the base's configuration outside the oracle paths is not
   read either; a `conftest.py` inside `tests/` is the oracle's and is.)
-- A failure's reason is where it was raised (`raise:AssertionError@tests/test_calc.py:19`) and its
-  detail ends with pytest's message (`assert 'ß' == 'ss'`, Hypothesis's falsifying example); a skipped
-  test is no evidence (`transport:skipped`, a hold); an expected failure (`xfail`) passes.
+- A failure's reason is where it was raised (`raise:AssertionError@tests/test_calc.py:19`); what was
+  observed (pytest's message, `assert 'ß' == 'ss'`, then Hypothesis's falsifying example and the
+  paste-able `@reproduce_failure(...)` that replays it) is kept in each row and the record and shown
+  under the witness and on the check run. Hypothesis runs with its CI settings (no deadline, the blob
+  printed) unless the oracle's `conftest.py` loads a profile of its own. A skipped test is no evidence
+  (`transport:skipped`, a hold); an expected failure (`xfail`) passes.
 - An evaluation may not lock or watch files (see docs/SECURITY.md): code under test that keeps an
   SQLite database in a file should open it with `?vfs=unix-none` or use `:memory:`.
 

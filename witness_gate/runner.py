@@ -448,6 +448,9 @@ class PropertyRunner:
             judge_env["WITNESS_ENV"] = self.sandbox.seen(self._judge_mounts()[0])
         if self._site_mounts():
             judge_env["WITNESS_JUDGE_SITE"] = self.sandbox.seen(self._site_mounts()[0])
+            # Hypothesis's CI settings, read when it is imported: no deadline (a sandbox's timing is not the test's),
+            # and a failure prints the @reproduce_failure that replays it; a profile the oracle's conftest.py loads wins
+            judge_env["CI"] = "true"
         return judge_env, subject_env, mounts
 
     def _side(self, which: str) -> list[str]:

@@ -76,7 +76,7 @@ def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, 
         return "transport", "pytest", f"pytest stopped: {type(exc).__name__}: {exc}"[:MAX_DETAIL]
     if reports.failed:
         report, exc = reports.failed[0]
-        detail = _message(report)
+        detail = _message(report, exc)
         if getattr(report, "when", None) in (None, "collect"):  # the oracle's module, or the implementation's import
             reason = blame(_cause(exc), os.getcwd(), nodeid.partition("::")[0], usable) if exc is not None else None
             if reason is None:
@@ -111,12 +111,17 @@ def _hypothesis_seed(seed: str) -> int:
     return int(hashlib.sha256(seed.encode("utf-8")).hexdigest()[:15], 16)
 
 
-def _message(report) -> str:
-    """What pytest says of a failure in a line or a few: the crash's message (an assertion's, rewritten); the whole
+def _message(report, exc=None) -> str:
+    """What pytest says of a failure in a line or a few: the crash's message (an assertion's, rewritten), then the
+    notes on the exception (Hypothesis's falsifying example and its paste-able `@reproduce_failure(...)`); the whole
     short traceback is on the judge's stderr."""
     crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
     message = getattr(crash, "message", "") if crash is not None else ""
-    return (message or str(getattr(report, "longrepr", "") or ""))[-MAX_DETAIL:]
+    shown = message or str(getattr(report, "longrepr", "") or "")
+    for note in getattr(exc, "__notes__", None) or ():
+        if isinstance(note, str) and note.strip() and note.strip() not in shown:  # pytest and Hypothesis both add some
+            shown += "\n" + note.strip()
+    return shown[:MAX_DETAIL]
 
 
 def _skip_reason(report) -> str:
