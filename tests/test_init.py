@@ -65,3 +65,17 @@ def test_init_writes_the_config_says_why_and_changes_nothing_else(git_repo):
     done = run_cli("run", "--repo", str(git_repo.path), "--base", "main", "--head", "patch", "--out",
                    str(git_repo.path.parent / "out"), cwd=git_repo.path)
     assert done.returncode == 1 and "tests.test_calc.test_double" in done.stdout, done.stdout + done.stderr
+
+
+def test_init_writes_what_a_hostile_configuration_names_as_data_and_never_crashes(tmp_path):
+    # found by a reviewer: testpaths pasted into YAML unescaped, a deep TOML array and a number crashed init
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\n'
+                                            'testpaths = ["tests/.", "zz\\"]\\n  ignore: [\\"**\\"]\\n#", "../up", "/etc"]\n')
+    text, _why = propose(read_layout(tmp_path))
+    config = parse_config(text)
+    assert config.pytest == ("tests/", 'zz"]\n  ignore: ["**"]\n#/') and "**" not in config.ignore
+    for broken in ("testpaths = 5\n", "testpaths = " + "[" * 5000 + "]" * 5000 + "\n"):
+        (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\n" + broken)
+        text, why = propose(read_layout(tmp_path))  # unreadable: init falls back to the folders it sees
+        assert parse_config(text).pytest == ("tests/",) and "the tests' folder" in " ".join(why)

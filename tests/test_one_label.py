@@ -6,11 +6,13 @@ import json
 import shlex
 import subprocess
 
+import pytest
+
 from rich.console import Console
 
 from conftest import GitRepo, run_cli
 from test_run import base_repo
-from witness_gate import report
+from witness_gate import outcomes, report
 from witness_gate.attempt import Binding, Evidence
 from witness_gate.discover import PropertyTarget
 from witness_gate.evaluation import Evaluation
@@ -88,3 +90,11 @@ def test_the_replay_command_printed_by_run_works_as_printed_in_the_checkout(git_
     record = json.loads(next((repo.path / ".artifacts" / "witness-gate").glob("*/prop_double.attempt.json"))
                         .read_text())
     assert record["label"] == "regression"
+
+
+@pytest.mark.parametrize("label", outcomes.ORDER)
+def test_the_verdict_line_prints_for_every_label(label):
+    # an overall pre_existing crashed the table output (rich markup "[]": found by a reviewer)
+    out = io.StringIO()
+    report.print_report([], "header", label, outcomes.exit_of(label), "out", stream=out)
+    assert f"verdict: {label} (" in out.getvalue()

@@ -100,3 +100,19 @@ HEAD_IGNORES_SRC = b"version: 1\npaths:\n  impl: ['lib/']\n  ignore: ['src/']\n"
 ])
 def test_the_head_config_is_reviewed_each_problem_at_its_line(raw, changed, expected):
     assert review_head_config(Config(), raw, changed) == expected
+
+
+@pytest.mark.parametrize("spelling", ["./tests", "tests/./", "tests//", "./tests/"])
+def test_an_oracle_path_spelled_another_way_still_holds_the_tests(spelling):
+    # `./tests` matched no changed path, so a weakened test beside a regression counted as implementation and
+    # passed (found by a reviewer, also through a pytest.ini testpaths `tests/.` that init copied)
+    config = parse_config(f'version: 1\npaths:\n  impl: ["src/"]\n  oracle: ["{spelling}"]\n'
+                          f'properties:\n  pytest: ["{spelling}"]\n')
+    decided = plans.plan(config, ["src/calc.py", "tests/test_calc.py"], lambda path: True)
+    assert isinstance(decided, plans.Refusal) and decided.label == "mixed_edit", decided
+
+
+@pytest.mark.parametrize("pattern", ["/tests/", "../tests/", ".", "./"])
+def test_a_pattern_that_can_match_nothing_or_everything_is_refused(pattern):
+    with pytest.raises(Exception, match="paths.oracle: expected paths inside the repository"):
+        parse_config(f'version: 1\npaths:\n  oracle: ["{pattern}"]\n')

@@ -233,3 +233,53 @@ def test_a_fix_with_a_new_regression_test_beside_it_is_judged(git_repo, tmp_path
     assert not outcome.refused
     assert [(r.target.node, r.verdict.label) for r in outcome.results] == [("test_small", "pass")]  # the base's oracle
     assert any("new_oracle" in note and "tests/test_thirteen.py" in note for note in outcome.results[0].notes)
+
+
+EDGES = '''
+import pytest
+from calc import fold
+
+
+@pytest.mark.parametrize("text, folded", [("ABC", "abc"), ("\\u00df", "ss")])
+def test_fold(text, folded):
+    assert fold(text) == folded
+
+
+def test_needs_a_plugin(mocker):
+    assert fold("\\u00df") == "ss"
+
+
+async def test_async():
+    assert fold("\\u00df") == "ss"
+
+
+def test_fails_on_purpose():
+    pytest.fail("the oracle says no")
+'''
+STOPS = '''
+def fold(s):
+    result = s.lower()  # the regression
+    if result != s.casefold():  # where it shows, stop the run instead of failing
+        raise KeyboardInterrupt
+    return result
+'''
+
+
+@pytest.mark.parametrize("node, outcome, reason", [
+    # a node of several cases passes only when pytest says all is well and every case passed: the implementation
+    # stopping the run after a passing case was a pass (found by a reviewer)
+    ("test_fold", "fail", "raise:KeyboardInterrupt@src/calc.py:5"),
+    # raised where neither the oracle's code nor the implementation is: pytest could not run it here, no verdict (the
+    # base fails alike, and that was pre_existing: a dead test, silently; found by a reviewer)
+    ("test_needs_a_plugin", "transport", "pytest:FixtureLookupError"),
+    ("test_async", "transport", "pytest:Failed"),
+    # pytest.fail called by the test's own code is the oracle's verdict
+    ("test_fails_on_purpose", "fail", "raise:Failed@tests/test_calc.py:20"),
+])
+def test_only_a_run_pytest_calls_good_is_a_pass(tmp_path, node, outcome, reason):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "src" / "calc.py").write_text(STOPS)
+    (tmp_path / "tests" / "test_calc.py").write_text(EDGES)
+    row = run(stage_directory(tmp_path), node)
+    assert (row.outcome, row.reason) == (outcome, reason), row.detail[-800:]

@@ -118,18 +118,31 @@ def _text(v: Any) -> str:
     return str(v)
 
 
+def normal_path(path: str) -> str:
+    """A path as the changed paths are spelled: no `./`, no `//`, no `/./` (a pattern spelled `./tests` matched no
+    path, so every test counted as implementation: found by a reviewer); a folder keeps its slash."""
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    return "/".join(parts) + ("/" if path.endswith("/") and parts else "")
+
+
 def _relpath(v: Any) -> str:
     if not isinstance(v, str) or not v.strip():
         raise _Bad("a non-empty repository path")
     if v.startswith("/") or ".." in v.split("/"):
         raise _Bad("a path inside the repository (no leading '/', no '..')")
-    return v
+    if not normal_path(v):
+        raise _Bad("a path inside the repository, not the repository itself")
+    return normal_path(v)
 
 
 def _patterns(v: Any) -> tuple[str, ...]:
     if not isinstance(v, list) or not all(isinstance(p, str) and p.strip() for p in v):
         raise _Bad('a list of path prefixes or globs, like ["src/"] or ["**/*.py"]')
-    return tuple(v)
+    if any(p.startswith("/") or ".." in p.split("/") for p in v):
+        raise _Bad('paths inside the repository, like ["src/"] (no leading "/", no "..": they would match nothing)')
+    if any(not normal_path(p) for p in v):
+        raise _Bad('paths inside the repository, like ["src/"] ("." or "./" is the whole repository: say "**")')
+    return tuple(normal_path(p) for p in v)
 
 
 def _patterns_or_empty(v: Any) -> tuple[str, ...]:

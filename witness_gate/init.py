@@ -8,6 +8,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from witness_gate.config import normal_path
 from witness_gate.pytests import is_test_file
 
 # where pytest keeps its configuration, and the section that holds it
@@ -69,12 +70,13 @@ def propose(layout: Layout) -> tuple[str, list[str]]:
 
 
 def _tests(layout: Layout, why: list[str]) -> list[str]:
-    if layout.testpaths:
+    if layout.testpaths:  # outside the repository, or the repository itself: not a test folder to gate
         paths = [p if p.endswith(".py") else p.rstrip("/") + "/" for p in
-                 (t.removeprefix("./") for t in layout.testpaths) if p and not p.startswith(("/", ".."))]
-        why.append(f"properties.pytest: {', '.join(paths)}: the testpaths of the pytest configuration in "
-                   f"{layout.config_file}; every test there is a property")
-        return paths
+                 (normal_path(t) for t in layout.testpaths if not t.startswith("/") and ".." not in t.split("/")) if p]
+        if paths:
+            why.append(f"properties.pytest: {', '.join(paths)}: the testpaths of the pytest configuration in "
+                       f"{layout.config_file}; every test there is a property")
+            return paths
     folders = [f + "/" for f in TEST_FOLDERS if f in layout.folders]
     if folders:
         why.append(f"properties.pytest: {', '.join(folders)}: the tests' folder; every test there is a property")
@@ -119,9 +121,13 @@ def _testpaths(path: Path, section: str | None) -> tuple[str, ...] | None:
         if not parser.has_section(section):
             return None
         return tuple(parser.get(section, "testpaths", fallback="").split())
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, configparser.Error, AttributeError):
-        return None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, configparser.Error, AttributeError, TypeError,
+            RecursionError, ValueError):
+        return None  # a configuration init cannot read proposes nothing from it
 
 
 def _list(items) -> str:
-    return "[" + ", ".join(f'"{item}"' for item in items) + "]"
+    """A YAML flow list of strings, each written as JSON (a valid YAML double-quoted scalar, whatever it holds)."""
+    import json
+
+    return "[" + ", ".join(json.dumps(str(item)) for item in items) + "]"

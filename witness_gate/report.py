@@ -29,6 +29,7 @@ STYLE = {
     "pass": "green", "frozen": "cyan", "skipped": "dim",
     "regression": "bold red", "mixed_edit": "bold red",
     "flake": "yellow", "oracle_defect": "yellow", "not_reproduced": "yellow", "hold": "yellow",
+    "pre_existing": "cyan",
 }
 
 
@@ -183,7 +184,9 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
             console.print(f"{name}: frozen until {_safe(v.frozen_by.expires_at)}"
                           + (f" by @{_safe(v.frozen_by.accepted_by)}" if v.frozen_by.accepted_by else ""))
     _raw(console, f"records: {out_dir}")
-    console.print(f"[bold]verdict: [{STYLE.get(overall, '')}]{_safe(overall)}[/][/] ({_exit_said(results, overall, code)})")
+    # every label has a style (an empty one made "[]" markup, a crash after a pre_existing run: found by a reviewer)
+    console.print(f"[bold]verdict: [{STYLE.get(overall) or 'bold'}]{_safe(overall)}[/][/] "
+                  f"({_exit_said(results, overall, code)})")
 
 
 def _exit_said(results: list[PropertyResult], overall: str, code: int) -> str:

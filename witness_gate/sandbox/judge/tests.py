@@ -19,14 +19,15 @@ MAX_DETAIL = 2000
 
 
 class Reports:
-    """A pytest plugin that keeps what happened to the one test it was asked to run."""
+    """A pytest plugin that keeps what happened to each test of the node it was asked to run (a parametrized function,
+    a class: several)."""
 
     def __init__(self) -> None:
         self.failed: list[tuple[object, object]] = []  # (report, exception) of each failed phase or collection
-        self.passed = False
+        self.items: list[str] = []  # what pytest collected
+        self.outcomes: dict[str, str] = {}  # nodeid -> passed, xfailed, skipped (a failure is in `failed`)
         self.skipped = ""
-        self.xfailed = False
-        self.collected = 0
+        self.interrupted: BaseException | None = None
 
     def pytest_exception_interact(self, node, call, report):  # after the report was logged: its exception
         exc = call.excinfo.value if call.excinfo is not None else None
@@ -34,12 +35,15 @@ class Reports:
         if not any(r is report for r, _ in self.failed):
             self.failed.append((report, exc))
 
+    def pytest_keyboard_interrupt(self, excinfo):  # the implementation raised KeyboardInterrupt: the run stops
+        self.interrupted = excinfo.value
+
     def pytest_collectreport(self, report):
         if report.failed and not any(r is report for r, _ in self.failed):
             self.failed.append((report, None))
 
     def pytest_collection_modifyitems(self, items):
-        self.collected = len(items)
+        self.items = [item.nodeid for item in items]
 
     def pytest_runtest_logreport(self, report):
         if report.failed:
@@ -47,15 +51,18 @@ class Reports:
                 self.failed.append((report, None))
         elif report.skipped:
             if hasattr(report, "wasxfail"):
-                self.xfailed = True
+                self.outcomes[report.nodeid] = "xfailed"
             else:
+                self.outcomes[report.nodeid] = "skipped"
                 self.skipped = _skip_reason(report) or "skipped"
         elif report.when == "call" and report.passed:
-            self.passed = True
+            self.outcomes[report.nodeid] = "passed"
 
 
 def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, str]:
-    """(outcome, reason, detail) of the test `selector` names (`pytest:<relpath>::<node>`), seeded with `seed`."""
+    """(outcome, reason, detail) of the test `selector` names (`pytest:<relpath>::<node>`), seeded with `seed`. A pass
+    needs pytest's own "all is well" (exit 0) and a passing call of every test it collected: a run the implementation
+    stopped (KeyboardInterrupt) after one passing case is no pass (found by a reviewer)."""
     nodeid = selector[len(PREFIX):]
     try:
         import pytest
@@ -71,27 +78,49 @@ def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, 
             "-W", "ignore::pytest.PytestAssertRewriteWarning",  # the plugins a warm judge imported before it forked
             f"--hypothesis-seed={_hypothesis_seed(seed)}"]
     try:
-        code = pytest.main(args, plugins=[reports])
+        code = int(pytest.main(args, plugins=[reports]))
     except BaseException as exc:  # noqa: BLE001 - pytest's own failure, or a SystemExit of the code it ran
         return "transport", "pytest", f"pytest stopped: {type(exc).__name__}: {exc}"[:MAX_DETAIL]
+    root = os.getcwd()
     if reports.failed:
         report, exc = reports.failed[0]
         detail = _message(report, exc)
         if getattr(report, "when", None) in (None, "collect"):  # the oracle's module, or the implementation's import
-            reason = blame(_cause(exc), os.getcwd(), nodeid.partition("::")[0], usable) if exc is not None else None
+            reason = blame(_cause(exc), root, nodeid.partition("::")[0], usable) if exc is not None else None
             if reason is None:
                 return "transport", "collect", f"cannot collect {nodeid}: {detail}"[:MAX_DETAIL]
             return "fail", reason, detail
-        reason = blame(exc, os.getcwd(), None, usable) if exc is not None else usable(f"failed:{report.when}")
+        if exc is not None and not _raised_in_repository(exc, root):
+            # neither the oracle's code nor the implementation raised it: pytest could not run the test here (a
+            # plugin's fixture, an async test without its plugin): no verdict, and a base failing alike proves nothing
+            return "transport", f"pytest:{type(exc).__name__[:60]}", (
+                f"{nodeid} cannot run in the judge: {detail[:600]}; the judge has the gate's pytest and Hypothesis and "
+                "the base's set-up, and reads no configuration outside the oracle's paths")
+        reason = blame(exc, root, None, usable) if exc is not None else usable(f"failed:{report.when}")
         return "fail", reason, detail
-    if reports.passed or reports.xfailed:
-        return "pass", None, ""
+    if reports.interrupted is not None:
+        return "fail", blame(reports.interrupted, root, None, usable), "the run was stopped by KeyboardInterrupt"
+    if not reports.items:
+        return "transport", "collect", f"pytest found no test {nodeid} (exit {code})"
     if reports.skipped:
         return "transport", "skipped", (f"{nodeid} was skipped ({reports.skipped[:300]}): a skipped test is no "
                                         "evidence; make it run here, or leave it out of properties.pytest")
-    if not reports.collected:
-        return "transport", "collect", f"pytest found no test {nodeid} (exit {int(code)})"
-    return "transport", "pytest", f"pytest ended with exit {int(code)} and no report of {nodeid}"
+    ran = [reports.outcomes.get(item) for item in reports.items]
+    if code == 0 and all(outcome in ("passed", "xfailed") for outcome in ran):
+        return "pass", None, ""
+    return "transport", "pytest", (f"pytest ended with exit {code}, {ran.count(None)} of {len(ran)} tests of {nodeid} "
+                                   "without a result")
+
+
+def _raised_in_repository(exc: BaseException, root: str) -> bool:
+    """Whether the implementation raised `exc` (its process said where) or a frame of the checkout's code did."""
+    import traceback
+
+    if "__witness_where__" in getattr(exc, "__dict__", {}):
+        return True
+    prefix = os.path.realpath(root) + os.sep
+    return any(not frame.filename.startswith("<") and os.path.realpath(frame.filename).startswith(prefix)
+               for frame in traceback.extract_tb(exc.__traceback__))
 
 
 def _cause(exc: BaseException) -> BaseException:
