@@ -204,7 +204,7 @@ def test_a_repository_s_own_pytest_tests_gate_a_pull_request(stack, double, tmp_
     name, _ = make_pull(double, tmp_path, {"src/calc.py": BUGGY}, props=None, config=config,
                         base_files={"tests/unit/test_calc.py": tests})
     run, _ = gate(stack, double, name)
-    assert run["conclusion"] == "failure" and run["output"]["title"].startswith("regression"), run["output"]
+    assert run["conclusion"] == "failure" and run["output"]["title"].startswith("regression"), stack.logs()
     summary = run["output"]["summary"]
     assert "| `tests.unit.test_calc.test_thirteen` | regression |" in summary, summary
     assert "| `tests.unit.test_calc.test_double_small` | pass |" in summary, summary

@@ -64,6 +64,14 @@ def nodes_of(source: bytes, relpath: str) -> list[tuple[str, int, str, str]]:
     return found
 
 
+OTHERS_NAME = "__others__"  # the assertion id's last part for the tests of a file reading did not name
+
+
+def others(nodes) -> str:
+    """The node of "every other test of the file": `*:` and the named nodes pytest is to leave out."""
+    return "*:" + ",".join(node for node, *_ in nodes)
+
+
 def assertion_id(relpath: str, node: str) -> str:
     """A test's short name: its module's dotted path and its node, `tests.test_calc.TestGroup.test_in_class`."""
     module = PurePosixPath(relpath).with_suffix("").as_posix().replace("/", ".")

@@ -120,11 +120,13 @@ def judge_site() -> Path | None:
     import importlib.metadata
 
     site = stage_root() / "judge" / "site-packages"  # Hypothesis skips folders so named when it reads local code
+    if site.is_dir():  # made by an earlier process of this stage (a worker's horses share their parent's)
+        return site
     try:
         dists = [importlib.metadata.distribution(name) for name in JUDGE_PACKAGES]
     except importlib.metadata.PackageNotFoundError:
         return None
-    site.mkdir(parents=True, exist_ok=True)
+    final, site = site, Path(tempfile.mkdtemp(prefix="site-", dir=stage_root()))  # made whole, then renamed into place
     for dist in dists:
         tops = {str(f).split("/")[0] for f in dist.files or () if not str(f).startswith("..")}
         for top in sorted(t for t in tops if not t.endswith(".data") and t != "__pycache__"):  # with its metadata:
@@ -134,9 +136,14 @@ def judge_site() -> Path | None:
                 shutil.copytree(source, site / top, copy_function=_link_or_copy, dirs_exist_ok=True)
             elif source.is_file():
                 _link_or_copy(source, site / top)
-    for dirpath, _dirnames, _filenames in os.walk(site.parent):
+    for dirpath, _dirnames, _filenames in os.walk(site):
         os.chmod(dirpath, 0o755)
-    return site
+    final.parent.mkdir(mode=0o755, exist_ok=True)
+    try:
+        site.rename(final)
+    except OSError:  # another process of this stage was first: its copy is whole
+        shutil.rmtree(site, ignore_errors=True)
+    return final
 
 
 def _link_or_copy(source, target) -> None:

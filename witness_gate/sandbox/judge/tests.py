@@ -28,6 +28,7 @@ class Reports:
         self.outcomes: dict[str, str] = {}  # nodeid -> passed, xfailed, skipped (a failure is in `failed`)
         self.skipped = ""
         self.interrupted: BaseException | None = None
+        self.named: frozenset[str] | None = None
 
     def pytest_exception_interact(self, node, call, report):  # after the report was logged: its exception
         exc = call.excinfo.value if call.excinfo is not None else None
@@ -42,7 +43,12 @@ class Reports:
         if report.failed and not any(r is report for r, _ in self.failed):
             self.failed.append((report, None))
 
-    def pytest_collection_modifyitems(self, items):
+    def pytest_collection_modifyitems(self, config, items):
+        if self.named is not None:
+            left_out = [item for item in items if item.nodeid.partition("::")[2].split("[")[0] in self.named]
+            if left_out:
+                config.hook.pytest_deselected(items=left_out)
+                items[:] = [item for item in items if item not in left_out]
         self.items = [item.nodeid for item in items]
 
     def pytest_runtest_logreport(self, report):
@@ -64,6 +70,10 @@ def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, 
     needs pytest's own "all is well" (exit 0) and a passing call of every test it collected: a run the implementation
     stopped (KeyboardInterrupt) after one passing case is no pass (found by a reviewer)."""
     nodeid = selector[len(PREFIX):]
+    relpath, _, node = nodeid.partition("::")
+    named = None
+    if node.startswith("*:"):  # every test of the file but those named (each a property of its own)
+        nodeid, named = relpath, frozenset(filter(None, node[2:].split(",")))
     try:
         import pytest
     except ImportError as exc:
@@ -73,6 +83,7 @@ def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, 
     # next (a warm judge's children share its /tmp)
     os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = tempfile.mkdtemp(prefix="hypothesis-")
     reports = Reports()
+    reports.named = named
     args = [nodeid, "-p", "no:cacheprovider", "-p", "no:stepwise", "-p", "no:randomly", "-q", "--no-header",
             "-o", "console_output_style=classic", "--rootdir", os.getcwd(), "--tb=short",
             "-W", "ignore::pytest.PytestAssertRewriteWarning",  # the plugins a warm judge imported before it forked
@@ -101,6 +112,8 @@ def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, 
     if reports.interrupted is not None:
         return "fail", blame(reports.interrupted, root, None, usable), "the run was stopped by KeyboardInterrupt"
     if not reports.items:
+        if named is not None and code in (0, 5):  # no test there that is not a property of its own
+            return "pass", None, ""
         return "transport", "collect", f"pytest found no test {nodeid} (exit {code})"
     if reports.skipped:
         return "transport", "skipped", (f"{nodeid} was skipped ({reports.skipped[:300]}): a skipped test is no "
