@@ -347,4 +347,7 @@ def test_tests_reading_cannot_name_are_gated_together(git_repo, tmp_path):
     outcome = gate(git_repo, tmp_path / "out")
     labels = {r.target.assertion_id: r.verdict.label for r in outcome.results}
     assert labels == {"tests.test_calc.test_named": "pass", "tests.test_calc.__others__": "regression"}, labels
+    [others] = [r for r in outcome.results if r.target.assertion_id.endswith("__others__")]
+    done = run_cli("replay", str(others.record_path), "--runs", "1", cwd=git_repo.path)  # replays as printed
+    assert "1 of 1 failed" in done.stdout, done.stdout + done.stderr
 

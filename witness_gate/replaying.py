@@ -34,7 +34,7 @@ MAX_RUNS = 1000  # a record names its own replays; a reviewer's machine is not t
 MAX_ATTEMPTS = 500  # a run gates at most this many properties (witness_gate.listing.MAX_PROPERTIES)
 HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 # <relpath>::<function>, or a pytest test's <relpath>::<node> (`TestX::test_y`)
-SELECTOR = re.compile(r"[\w./-]{1,300}::[A-Za-z_][\w-]{0,199}(::[A-Za-z_][\w-]{0,199})?")
+SELECTOR = re.compile(r"[\w./-]{1,300}::([A-Za-z_][\w-]{0,199}(::[A-Za-z_][\w-]{0,199})?|\*)")  # *: a file's others
 NAME = re.compile(r"[A-Za-z_][\w.-]{0,399}")  # a prop_* function, a test's dotted id, or a command's property
 SEED = re.compile(r"[ -~]{1,200}")  # printable ASCII: it becomes an environment variable
 
@@ -296,8 +296,11 @@ def _replay_one(item: Replayable, repo: Path, *, config: Config, sandbox: Sandbo
         if setup.holds:
             raise ReplayError(setup.note)
         selector = item.assertion_id if config.command else item.selector  # the runner protocol is told the name
-        if pytests.gated(config.pytest, selector.partition("::")[0]):  # one of the repository's own tests
-            selector = PYTEST_PREFIX + selector
+        relpath, _, node = selector.partition("::")
+        if pytests.gated(config.pytest, relpath):  # one of the repository's own tests
+            if node == "*":  # the file's tests reading does not name: those it names are left out, as the gate did
+                node = pytests.others(pytests.read_tests(checkout, relpath)[1])
+            selector = f"{PYTEST_PREFIX}{relpath}::{node}"
         runner = PropertyRunner(checkout, selector, item.seed, sandbox, timeout_seconds=item.timeout_seconds,
                                 command=config.command, parallel=1, oracle=oracle_paths(config),
                                 environment=setup.environment.path if setup.environment else None)
