@@ -351,3 +351,16 @@ def test_tests_reading_cannot_name_are_gated_together(git_repo, tmp_path):
     done = run_cli("replay", str(others.record_path), "--runs", "1", cwd=git_repo.path)  # replays as printed
     assert "1 of 1 failed" in done.stdout, done.stdout + done.stderr
 
+
+
+def test_a_test_the_judge_cannot_collect_holds_and_says_why(git_repo, tmp_path):
+    # a test module that needs a plugin the base's set-up does not install (natsort's tests import pytest_mock): the
+    # note names the import that failed, not pytest's "1 error" line
+    git_repo.commit({".witness.yml": CONFIG, "src/calc.py": CALC, "tests/test_calc.py":
+                     "from pytest_mock_missing import MockerFixture\nfrom calc import double\n\n"
+                     "def test_double():\n    assert double(2) == 4\n"}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": CALC + "\n# tidy\n"}, "tidy")
+    [named, others] = gate(git_repo, tmp_path / "out").results
+    assert (named.verdict.label, named.verdict.hold_reasons) == ("hold", ["transport:collect"]), named.verdict
+    assert any("No module named 'pytest_mock_missing'" in note for note in named.notes), named.notes

@@ -84,8 +84,9 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
             detail = (detail + "\n" + observed).strip()[-DETAIL_CHARS:]
         return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports,
                           observed=observed)
-    return Evaluation("transport", reason or "no_verdict", (str(verdict.get("detail") or "") + "\n" + detail).strip(),
-                      judge.seconds, isolation, imports)
+    said = str(verdict.get("detail") or "")  # the judge's own why (a test it could not collect), kept like a failure's
+    return Evaluation("transport", reason or "no_verdict", (said + "\n" + detail).strip(), judge.seconds, isolation,
+                      imports, observed=said[:OBSERVED_CHARS])
 
 
 def _signal_name(number: int) -> str:

@@ -273,10 +273,20 @@ def _contract_dict(binding: Binding) -> dict[str, str] | None:
 def _transport_notes(evidence: Evidence) -> list[str]:
     notes = []
     for row in evidence.first + evidence.replays + evidence.unshrunk_replays:
-        if row.outcome == "transport" and row.detail:
-            notes.append(f"transport:{row.reason}: {row.detail.strip().splitlines()[-1][:300]}")
+        if row.outcome == "transport" and (row.observed or row.detail):
+            notes.append(f"transport:{row.reason}: {_why(row)[:300]}")
             break
     return notes
+
+
+def _why(row: Evaluation) -> str:
+    """A transport row in a line: what the judge said (its first line, and pytest's `E` line naming the error), else
+    the last line of what the process printed."""
+    if row.observed:
+        lines = row.observed.strip().splitlines()
+        errors = [line.strip() for line in lines if line.startswith("E ")]
+        return lines[0] + (f" ({errors[-1][1:].strip()})" if errors else "")
+    return row.detail.strip().splitlines()[-1]
 
 
 def _observed(evidence: Evidence) -> str | None:
