@@ -101,13 +101,13 @@ def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, 
             if reason is None:
                 return "transport", "collect", f"cannot collect {nodeid}: {detail}"[:MAX_DETAIL]
             return "fail", reason, detail
-        if exc is not None and not _raised_in_repository(exc, root):
+        reason = blame(exc, root, None, usable) if exc is not None else usable(f"failed:{report.when}")
+        if exc is not None and reason.endswith("@?") and "__witness_where__" not in getattr(exc, "__dict__", {}):
             # neither the oracle's code nor the implementation raised it: pytest could not run the test here (a
             # plugin's fixture, an async test without its plugin): no verdict, and a base failing alike proves nothing
             return "transport", f"pytest:{type(exc).__name__[:60]}", (
                 f"{nodeid} cannot run in the judge: {detail[:600]}; the judge has the gate's pytest and Hypothesis and "
                 "the base's set-up, and reads no configuration outside the oracle's paths")
-        reason = blame(exc, root, None, usable) if exc is not None else usable(f"failed:{report.when}")
         return "fail", reason, detail
     if reports.interrupted is not None:
         return "fail", blame(reports.interrupted, root, None, usable), "the run was stopped by KeyboardInterrupt"
@@ -123,17 +123,6 @@ def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, 
         return "pass", None, ""
     return "transport", "pytest", (f"pytest ended with exit {code}, {ran.count(None)} of {len(ran)} tests of {nodeid} "
                                    "without a result")
-
-
-def _raised_in_repository(exc: BaseException, root: str) -> bool:
-    """Whether the implementation raised `exc` (its process said where) or a frame of the checkout's code did."""
-    import traceback
-
-    if "__witness_where__" in getattr(exc, "__dict__", {}):
-        return True
-    prefix = os.path.realpath(root) + os.sep
-    return any(not frame.filename.startswith("<") and os.path.realpath(frame.filename).startswith(prefix)
-               for frame in traceback.extract_tb(exc.__traceback__))
 
 
 def _cause(exc: BaseException) -> BaseException:
