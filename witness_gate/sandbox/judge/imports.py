@@ -37,9 +37,8 @@ class SubjectModules:
     is imported in the subject."""
 
     def __init__(self, peer: Peer, names, root: str, new=()) -> None:
-        own = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | {"witness_gate"}
         self.peer = peer
-        self.names = frozenset(n for n in names if n not in own and not _in_view(root, n))
+        self.names = subject_names(tuple(names), root)
         self.new = frozenset(new)  # names the patch added: a package of the judge's own of that name wins
 
     def find_spec(self, fullname, path=None, target=None):
@@ -62,6 +61,18 @@ class SubjectModules:
 
     def exec_module(self, module):
         pass  # the module ran in the subject
+
+
+_NAMES: dict[tuple[tuple[str, ...], str], frozenset[str]] = {}
+
+
+def subject_names(names: tuple[str, ...], root: str) -> frozenset[str]:
+    """Which of `names` are the implementation's: not the standard library's, the gate's, nor a module the judge's
+    view of the checkout has itself. Once a process: a warm judge parent works it out for every child it forks."""
+    if (names, root) not in _NAMES:
+        own = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | {"witness_gate"}
+        _NAMES[names, root] = frozenset(n for n in names if n not in own and not _in_view(root, n))
+    return _NAMES[names, root]
 
 
 def _in_view(root: str, name: str) -> bool:

@@ -45,8 +45,11 @@ def warm() -> None:
     if os.environ.get("WITNESS_JUDGE_SITE"):
         _import_test_runner()
 
+    from witness_gate.sandbox.judge.imports import subject_names
     from witness_gate.sandbox.wire.frames import loads
     from witness_gate.sandbox.wire.leftovers import become_subreaper, end_orphans
+
+    subject_names(tuple(os.environ.get("WITNESS_SUBJECT_MODULES", "").split(",")), os.getcwd())  # for every child
 
     become_subreaper()
     control = socket.socket(fileno=int(os.environ["WITNESS_CONTROL"]))
@@ -61,8 +64,8 @@ def warm() -> None:
                 poller.unregister(fd)
                 os.close(fd)
                 _, status = os.waitpid(pid, 0)
-                end_orphans({child for child, _ in children.values()})  # what it left running ends with it
                 control.sendall(f"{seq} {os.waitstatus_to_exitcode(status)}\n".encode())
+                end_orphans({child for child, _ in children.values()})  # what it left running, before the next fork
                 continue
             data, fds, _flags, _address = socket.recv_fds(control, 1 << 16, 3)
             message = loads(data) if data else None

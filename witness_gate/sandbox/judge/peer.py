@@ -72,16 +72,19 @@ class Peer:
     def call(self, number: int, args: tuple, kwargs: dict):
         self.scopes.append([])
         try:
-            message = {"op": "call", "h": number, "a": [self.encode(a) for a in args],
-                       "k": [[str(k), self.encode(v)] for k, v in kwargs.items()]}
+            other = self._other
+            message = {"op": "call", "h": number, "a": [encode(a, other) for a in args],
+                       "k": [[str(k), encode(v, other)] for k, v in kwargs.items()] if kwargs else []}
             reply = self._exchange(message)
-            self.in_place.apply(reply.get("wb"), args, kwargs)
+            if "wb" in reply:
+                self.in_place.apply(reply["wb"], args, kwargs)
             return self._result(reply)
         finally:
             self._end_scope()
 
     def _end_scope(self) -> None:
-        for number in self.scopes.pop():
+        scope = self.scopes.pop()
+        for number in scope:
             self.callbacks.pop(number, None)
 
     def _exchange(self, message: dict) -> dict:
@@ -92,11 +95,14 @@ class Peer:
             self.channel.send(message)
             while True:
                 reply = self.channel.receive()
-                if type(reply) is dict and reply.get("re") == number and type(reply.get("re")) is int:
+                if type(reply) is not dict:
+                    raise WireFault("unexpected", "a message that answers no request of the judge")
+                answered = reply.get("re")
+                if answered == number and type(answered) is int:
                     if not reply.keys() <= _REPLY_KEYS or ("ok" in reply) == ("err" in reply):
                         raise WireFault("malformed", "an answer that is neither a value nor an exception")
                     return reply
-                if type(reply) is dict and "cb" in reply and reply.keys() <= _CALLBACK_KEYS:
+                if "cb" in reply and reply.keys() <= _CALLBACK_KEYS:
                     self._call_back(reply)
                     continue
                 raise WireFault("unexpected", "a message that answers no request of the judge")
@@ -105,18 +111,18 @@ class Peer:
             raise self.fault from None
 
     def _result(self, reply: dict, op: str = ""):
-        if "err" in reply:
-            error = self.decode(reply["err"])
-            if not isinstance(error, BaseException):
-                raise WireFault("malformed", "an error that is not an exception")
-            if op != "next" and isinstance(error, (StopIteration, StopAsyncIteration)):
-                # only `next` may end an iteration: raised by anything else it would end the property's own loop
-                # silently (`for v in map(f, xs)`), so it arrives as PEP 479 has it in a generator
-                stopped = RuntimeError(f"the implementation raised {type(error).__name__} outside iteration")
-                stopped.__witness_where__ = getattr(error, "__witness_where__", None)
-                raise stopped from error
-            raise error
-        return self.decode(reply["ok"])
+        if "ok" in reply:  # _exchange saw that a reply has one of "ok" and "err"
+            return decode(reply["ok"], self._tags)
+        error = self.decode(reply["err"])
+        if not isinstance(error, BaseException):
+            raise WireFault("malformed", "an error that is not an exception")
+        if op != "next" and isinstance(error, (StopIteration, StopAsyncIteration)):
+            # only `next` may end an iteration: raised by anything else it would end the property's own loop
+            # silently (`for v in map(f, xs)`), so it arrives as PEP 479 has it in a generator
+            stopped = RuntimeError(f"the implementation raised {type(error).__name__} outside iteration")
+            stopped.__witness_where__ = getattr(error, "__witness_where__", None)
+            raise stopped from error
+        raise error
 
     # -- callbacks --------------------------------------------------------------------------------------------
     def _call_back(self, message: dict) -> None:

@@ -15,7 +15,8 @@ from witness_gate.sandbox.wire.forms import MAX_TEXT, OPS, is_name, module_name
 from witness_gate.sandbox.wire.frames import Channel, WireFault, fingerprint
 from witness_gate.sandbox.wire.values import decode, encode
 
-_MUTABLE = (list, dict, set, bytearray)
+_MUTABLE = frozenset({list, dict, set, bytearray})
+_MISSING = object()
 
 
 class JudgeCallable:
@@ -159,7 +160,8 @@ class Server:
         try:
             result, extra = self.perform(message)
             reply["ok"] = self.encode(result)
-            reply.update(extra or {})
+            if extra:
+                reply.update(extra)
         except WireFault:
             raise
         except BaseException as exc:  # noqa: BLE001 - whatever the implementation raised is its answer
@@ -176,17 +178,17 @@ class Server:
             module = importlib.import_module(name)
             return module, {"file": self._inside(getattr(module, "__file__", None) or "") or "",
                             "package": hasattr(module, "__path__")}
-        target = self.objects.get(message.get("h"))
-        if target is None and message.get("h") not in self.objects:
+        target = self.objects.get(message.get("h"), _MISSING)
+        if target is _MISSING:
             raise WireFault("malformed", "a request about an object this subject never gave")
+        if op == "call":  # the commonest, first
+            return self.call(target, message)
         if op == "getattr":
             return getattr(target, str(message.get("name"))), None
         if op == "setattr":
             setattr(target, str(message.get("name")), self.decode(message.get("v"))); return None, None
         if op == "delattr":
             delattr(target, str(message.get("name"))); return None, None
-        if op == "call":
-            return self.call(target, message)
         if op == "iter":
             return iter(target), None
         if op == "next":
@@ -207,15 +209,18 @@ class Server:
 
     def call(self, target, message):
         sent_args, sent_kwargs = message.get("a") or [], message.get("k") or []
-        args = [self.decode(tree) for tree in sent_args]
-        kwargs = {str(pair[0]): self.decode(pair[1]) for pair in sent_kwargs} if sent_kwargs else {}
-        given = [(i, value, sent_args[i]) for i, value in enumerate(args) if isinstance(value, _MUTABLE)]
-        given += [(str(pair[0]), kwargs[str(pair[0])], pair[1]) for pair in sent_kwargs
-                  if isinstance(kwargs[str(pair[0])], _MUTABLE)]
-        before = [fingerprint(value) for _, value, _ in given]
+        decode = self.decode
+        args = [decode(tree) for tree in sent_args]
+        kwargs = {str(pair[0]): decode(pair[1]) for pair in sent_kwargs} if sent_kwargs else {}
+        # the judge's own containers (data decodes as exact types; the implementation's objects cross as handles)
+        given = [(i, value, sent_args[i], fingerprint(value)) for i, value in enumerate(args)
+                 if type(value) in _MUTABLE]
+        if kwargs:
+            given += [(str(pair[0]), kwargs[str(pair[0])], pair[1], fingerprint(kwargs[str(pair[0])]))
+                      for pair in sent_kwargs if type(kwargs[str(pair[0])]) in _MUTABLE]
         result = target(*args, **kwargs)
         changed = []  # arguments the implementation changed in place go back to the judge's objects
-        for (where, value, tree), print_ in zip(given, before):
+        for where, value, tree, print_ in given:
             if print_ is not None and fingerprint(value) == print_:
                 continue  # unchanged: no second encoding
             if (now := self.encode(value)) != tree:

@@ -19,6 +19,10 @@ import sys
 
 from witness_gate.sandbox.wire.frames import WireFault
 
+_AS_IS = frozenset({str, bool, type(None)})
+_WORD = 1 << 62
+_LEAVES = frozenset({str, int, float, bool, type(None)})  # JSON's own: decoded as they are
+
 MAX_DEPTH = 200  # nesting; the size of a message is capped by its frame (frames.MAX_FRAME) and the side's memory
 INT_BITS = 12_000  # an int past this (about 3,600 digits) is sent in hex, which has no conversion limit
 
@@ -35,10 +39,13 @@ def encode(value, other, depth: int = 0):
     if depth > MAX_DEPTH:
         raise WireFault("too_large", f"a value nested more than {MAX_DEPTH} deep")
     depth += 1
+    # a leaf that is its own tree (a str, a bool, None, an int of one machine word) is not encoded by a call: most are
     if kind is list:
-        return [encode(item, other, depth) for item in value]
+        return [item if type(item) in _AS_IS or (type(item) is int and -_WORD < item < _WORD)
+                else encode(item, other, depth) for item in value]
     if kind is dict:
-        return {"D": [[k if type(k) is str else encode(k, other, depth), encode(v, other, depth)]
+        return {"D": [[k if type(k) is str else encode(k, other, depth),
+                       v if type(v) in _AS_IS or (type(v) is int and -_WORD < v < _WORD) else encode(v, other, depth)]
                       for k, v in value.items()]}
     if kind is tuple:
         return {"T": [encode(item, other, depth) for item in value]}
@@ -123,7 +130,7 @@ def decode(tree, tags, depth: int = 0):
         raise WireFault("too_large", f"a value nested more than {MAX_DEPTH} deep")
     depth += 1
     if kind is list:
-        return [decode(item, tags, depth) for item in tree]
+        return [item if type(item) in _LEAVES else decode(item, tags, depth) for item in tree]
     if kind is not dict or len(tree) != 1:
         raise WireFault("malformed", "a value that is not one of the boundary's forms")
     (key, body), = tree.items()
@@ -151,9 +158,10 @@ def _pairs(body, tags, depth: int) -> dict:
     for pair in _items(body):
         if type(pair) is not list or len(pair) != 2:
             raise TypeError("not a pair")
-        key = pair[0]
+        key, value = pair
         # an unhashable key is a TypeError: malformed
-        out[key if type(key) is str else decode(key, tags, depth)] = decode(pair[1], tags, depth)
+        out[key if type(key) is str else decode(key, tags, depth)] = \
+            value if type(value) in _LEAVES else decode(value, tags, depth)
     return out
 
 
