@@ -156,6 +156,61 @@ def test_a_failing_test_says_what_was_observed(calc_repo):
     assert "AssertionError: assert '\u00df' == 'ss'" in row.detail[-400:]
 
 
+ASSERTING = '''from calc import fold
+from witness_gate import contract
+
+
+@contract(invariant="a word folds as Unicode says", domain="words")
+def prop_fold(fixture):
+    assert fold(fixture["word"]) == fixture["folded"]
+    return True
+
+
+@contract(invariant="a word folds as Unicode says", domain="words")
+def prop_fold_plainly(fixture):
+    return fold(fixture["word"]) == fixture["folded"]
+'''
+PROP_CONFIG = 'version: 1\npaths:\n  impl: ["src/"]\n  oracle: ["tests/"]\nproperties:\n  dir: tests/properties\n' \
+              '  fixtures: {"*": tests/fixtures/words.json}\n'
+WORDS = '{"word": "\u00df\u00df", "folded": "ssss"}\n'
+COMPARED = "AssertionError: assert '\u00df\u00df' == 'ssss'\n +  where '\u00df\u00df' = fold('\u00df\u00df')"
+
+
+@pytest.mark.parametrize("warm", [True, False])
+def test_a_property_that_asserts_says_what_it_compared(tmp_path, warm):
+    # pytest's rewriting of assert statements, in the judge, for a prop_* too: cold and warm rows alike
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests" / "properties").mkdir(parents=True)
+    (tmp_path / "src" / "calc.py").write_text(CALC.replace("return s.casefold()", "return s.lower()"))
+    (tmp_path / "tests" / "properties" / "test_words.py").write_text(ASSERTING)
+    runner = PropertyRunner(stage_directory(tmp_path), "tests/properties/test_words.py::prop_fold", "17",
+                            Sandbox("bwrap"), timeout_seconds=30, warm=warm)
+    try:
+        rows = [runner({"word": "\u00df\u00df", "folded": "ssss"}),
+                runner.candidate({"word": "\u00df\u00df", "folded": "ssss"})]
+        passed = runner({"word": "ab", "folded": "ab"})
+    finally:
+        runner.close()
+    assert [(r.outcome, r.reason) for r in rows] == [("fail", "raise:AssertionError@tests/properties/test_words.py:7")] * 2
+    assert [r.observed for r in rows] == [COMPARED] * 2, rows
+    assert (passed.outcome, passed.observed) == ("pass", "")  # nothing observed where nothing failed
+
+
+def test_an_asserting_property_s_message_reaches_the_record_and_the_report(git_repo, tmp_path):
+    git_repo.commit({".witness.yml": PROP_CONFIG, "src/calc.py": CALC, "tests/properties/test_words.py": ASSERTING,
+                     "tests/fixtures/words.json": WORDS}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": CALC.replace("return s.casefold()", "return s.lower()")}, "lower is enough")
+    outcome = gate(git_repo, tmp_path / "out")
+    results = {r.target.assertion_id: r for r in outcome.results}
+    assert {name: (r.verdict.label, r.verdict.hold_reasons) for name, r in results.items()} == {
+        "prop_fold": ("regression", []), "prop_fold_plainly": ("regression", [])}
+    assert results["prop_fold"].record["observed"] == COMPARED
+    assert not results["prop_fold_plainly"].record.get("observed")  # a returned verdict has nothing more to say
+    done = run_cli("run", "--base", "main", "--head", "patch", "--out", str(tmp_path / "cli"), cwd=git_repo.path)
+    assert done.returncode == 1 and "assert 'ßß' == 'ssss'" in done.stdout, done.stdout + done.stderr
+
+
 def test_hypothesis_finds_and_shrinks_a_counterexample_in_the_judge(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "tests").mkdir()

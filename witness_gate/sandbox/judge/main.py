@@ -42,8 +42,11 @@ def warm() -> None:
     import socket
 
     _import_standard([*WIRE_MODULES, *os.environ.get("WITNESS_WARM_IMPORTS", "").split(",")])
-    if os.environ.get("WITNESS_JUDGE_SITE"):
+    if os.environ.get("WITNESS_JUDGE_TESTS"):
         _import_test_runner()
+    if os.environ.get("WITNESS_JUDGE_SITE"):
+        _import_standard(["ast"])
+        _import_rewriter()
 
     from witness_gate.sandbox.judge.imports import subject_names
     from witness_gate.sandbox.wire.frames import loads
@@ -132,8 +135,19 @@ def _import_test_runner() -> None:
         pass
 
 
+def _import_rewriter():
+    """pytest's rewriting of assert statements, from the gate's own pytest when the judge has it; else None."""
+    try:
+        from _pytest.assertion.rewrite import rewrite_asserts
+
+        return rewrite_asserts
+    except Exception:  # noqa: BLE001 - asserts then fail as plain ones do
+        return None
+
+
 def _precompile(relpath: str) -> None:
-    """A property's module compiled (never run) once, for every later child: it is the oracle's file, read-only here."""
+    """A property's module compiled (never run) once, for every later child: it is the oracle's file, read-only here.
+    Its assert statements are rewritten as pytest rewrites a test's, so a failing one says what it compared."""
     from witness_gate.sandbox.wire import importpath
 
     path = os.path.join(os.getcwd(), relpath)
@@ -142,9 +156,23 @@ def _precompile(relpath: str) -> None:
     try:
         with open(path, "rb") as handle:
             source = handle.read()
-        importpath.COMPILED[path] = (source, compile(source, path, "exec", dont_inherit=True))
+        importpath.COMPILED[path] = (source, _compile(source, path))
     except (OSError, SyntaxError, ValueError):
         pass  # each evaluation meets the same problem itself
+
+
+def _compile(source: bytes, path: str):
+    rewrite = _import_rewriter() if b"assert" in source and os.environ.get("WITNESS_JUDGE_SITE") else None
+    if rewrite is not None:
+        import ast
+
+        tree = ast.parse(source, path)
+        try:
+            rewrite(tree, source, path, None)
+            return compile(tree, path, "exec", dont_inherit=True)
+        except Exception:  # noqa: BLE001 - what pytest could not rewrite runs as written
+            pass
+    return compile(source, path, "exec", dont_inherit=True)
 
 
 def _prepare() -> None:
@@ -214,6 +242,7 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
         if peer.fault is not None:
             finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
         finish(outcome, reason, detail, peer.imported)
+    _precompile(relpath)  # a cold judge's own (a warm one's parent did it)
     try:
         module = load_file("witness_property_" + relpath.replace("/", "_").removesuffix(".py"), os.path.join(root, relpath))
         prop = getattr(module, function, None)
@@ -227,11 +256,13 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
         if blamed:
             finish("fail", blamed, "", peer.imported)
         finish("transport", "import", f"cannot import {relpath}: {_one_line(exc)}", peer.imported)
+    observed = ""  # what a failing property raised: an assert's comparison, for people
     try:
         outcome, reason = verdict_of(prop(payload))
     except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
         outcome, reason = "fail", _blame(exc, root, None, usable_reason) or usable_reason(
             f"raise:{type(exc).__name__[:80]}@?")
+        observed = _one_line(exc)
         _print_exception(exc)
     if peer.fault is not None:  # whatever the property made of it, a broken boundary gives no verdict
         finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
@@ -240,7 +271,7 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
                peer.imported)
     if outcome == "no_verdict":
         finish("transport", "bad_return", reason, peer.imported)
-    finish(outcome, reason, "", peer.imported)
+    finish(outcome, reason, observed if outcome == "fail" else "", peer.imported)
 
 
 def _fault(fault) -> str:
