@@ -248,6 +248,79 @@ def test_a_warm_pair_serves_candidates_and_says_so(checkout):
         ("fail", "negative", "split-cold"), ("fail", "negative", "split-warm"), ("fail", "negative", "split-warm")]
 
 
+SERIES = {
+    "src/counter.py": "CALLS = []\n\n\ndef count():\n    CALLS.append(1)\n    return len(CALLS)\n",
+    "tests/properties/helper.py": "SEEN = []\n",
+    "tests/properties/test_series.py": '''
+import decimal
+import os
+import sys
+import threading
+import time
+
+from counter import count
+from tests.properties import helper
+
+STDOUT = sys.stdout
+
+
+def prop_fresh(fixture):
+    # what an evaluation before this one could have left behind in the judge, and its subject's count
+    leaked = [what for what, there in (
+        ("a helper module's list", helper.SEEN), ("a working directory", not os.path.isdir("tests/properties")),
+        ("an environment variable", "WITNESS_LEFT" in os.environ), ("an import path", "/left" in sys.path),
+        ("a standard stream", sys.stdout is not STDOUT), ("a decimal context", decimal.getcontext().prec != 28),
+        ("a recursion limit", sys.getrecursionlimit() == 4321), ("a subject's state", count() != 1)) if there]
+    helper.SEEN.append(1)
+    os.chdir("/")
+    os.environ["WITNESS_LEFT"] = "1"
+    sys.path.append("/left")
+    sys.stdout = sys.stderr
+    decimal.getcontext().prec = 3
+    sys.setrecursionlimit(4321)
+    if fixture.get("thread"):
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+    return "leaked: " + ", ".join(leaked) if leaked else True
+''',
+}
+
+
+def test_shrink_candidates_sent_to_one_judge_start_from_what_a_fresh_one_has(tmp_path):
+    # a property's candidates go to one judge, one after another, which puts back what each changed; its rows are
+    # split-warm (they steer a shrink and decide nothing else) and each still has a subject of its own
+    for relpath, text in SERIES.items():
+        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relpath).write_text(text)
+    runner = PropertyRunner(stage_directory(tmp_path), "tests/properties/test_series.py::prop_fresh", "1",
+                            Sandbox("bwrap"), timeout_seconds=20)
+    try:
+        rows = [runner({})] + [runner.candidate({}) for _ in range(3)]
+        first = runner._sides.series["tests/properties/test_series.py::prop_fresh"][1]
+        rows += [runner.candidate({"thread": True}), runner.candidate({})]  # a thread left running ends the series
+        after = runner._sides.series["tests/properties/test_series.py::prop_fresh"][1]
+    finally:
+        runner.close()
+    assert [(r.outcome, r.reason) for r in rows] == [("pass", None)] * 6, [r.reason for r in rows]
+    assert [r.isolation for r in rows] == ["split-cold"] + ["split-warm"] * 5
+    assert after != first  # the candidate after the thread went to a new series judge
+
+
+def test_a_candidate_that_overruns_ends_its_series_and_the_next_one_is_judged(checkout, tmp_path):
+    root = tmp_path / "slow"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "slow.py").write_text("import time\n\n\ndef wait(seconds):\n    time.sleep(seconds)\n    return 1\n")
+    (root / "tests" / "properties").mkdir(parents=True)
+    (root / "tests" / "properties" / "p.py").write_text(
+        "from slow import wait\n\ndef prop_waits(fixture):\n    return wait(fixture['s']) == 1\n")
+    runner = PropertyRunner(stage_directory(root), "tests/properties/p.py::prop_waits", "1", Sandbox("bwrap"),
+                            timeout_seconds=2)
+    try:
+        rows = [runner.candidate({"s": 0}), runner.candidate({"s": 30}), runner.candidate({"s": 0})]
+    finally:
+        runner.close()
+    assert [(r.outcome, r.reason) for r in rows] == [("pass", None), ("transport", "timeout"), ("pass", None)], rows
+
+
 PEEKS = '''
 import os
 

@@ -93,6 +93,9 @@ def warm() -> None:
                 os.environ.update(WITNESS_FIXTURE=message["fixture"], WITNESS_PROPERTY=prop)  # as a cold judge's
                 for name in ("WITNESS_CONTROL", "WITNESS_WARM_IMPORTS"):
                     os.environ.pop(name, None)
+                if message.get("series"):  # a property's shrink candidates, one after another
+                    os.close(fds[1])
+                    serve_series(fds[0], prop)
                 evaluate(fds[0], fds[1], message["fixture"])
             for passed in fds:
                 os.close(passed)
@@ -200,6 +203,123 @@ def _say_notes() -> None:
 
 def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
     """One evaluation of WITNESS_PROPERTY on the payload in `fixture`; ends the process with its verdict."""
+    outcome = _report(verdict_fd, _judge(wire, fixture, os.environ.get("WITNESS_PROPERTY", "")))
+    os._exit({"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(outcome, EXIT_NO_VERDICT))
+
+
+def _report(verdict_fd: int, verdict: tuple, **more) -> str:
+    """Write the verdict line, after what the property printed (for people); returns the outcome."""
+    _flush()
+    _write_verdict(verdict_fd, verdict, **more)
+    return verdict[0]
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001 - a stream the property closed or replaced
+            pass
+
+
+def _write_verdict(verdict_fd: int, verdict: tuple, **more) -> None:
+    from witness_gate.sandbox.wire.frames import dumps
+
+    outcome, reason, detail, imports = verdict
+    os.write(verdict_fd, dumps({"outcome": outcome, "reason": reason, "detail": detail[-2000:],
+                                "imports": list(imports), **more}) + b"\n")
+
+
+def serve_series(control_fd: int, selector: str) -> None:
+    """A warm judge for one property's shrink candidates: an evaluation a request on `control_fd` (its fixture's path,
+    with the socket to its own subject, the verdict's pipe and a stderr), each in a thread of its own, after which what
+    it changed in this process is put back (the modules it imported, the import system, the working directory, the
+    environment, the standard streams); one that left a thread running ends the series. Never returns. Its rows are
+    split-warm, as every shrink candidate's: they steer a shrink and decide nothing else."""
+    import socket
+    import threading
+
+    from witness_gate.sandbox.wire.frames import loads
+
+    control = socket.socket(fileno=control_fd)
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    before = _State()
+    while True:
+        try:
+            data, fds, _flags, _address = socket.recv_fds(control, 1 << 16, 3)
+            message = loads(data) if data else None
+        except Exception:  # noqa: BLE001 - the gate hung up or said nothing usable
+            message, fds = None, []
+        if not isinstance(message, dict) or len(fds) != 3:
+            os._exit(0)
+        wire, verdict_fd, stderr = fds
+        os.dup2(stderr, 1)
+        os.dup2(stderr, 2)
+        os.close(stderr)
+        done: list = []
+        thread = threading.Thread(target=lambda: done.append(_judge(wire, str(message.get("fixture", "")), selector)))
+        thread.start()
+        thread.join()
+        _flush()
+        carry_on = before.restore()  # else the verdict says the series ends, and it does
+        _write_verdict(verdict_fd, done[0] if done else ("transport", "harness", "the judge came to no verdict", []),
+                       **({} if carry_on else {"series": "ends"}))
+        for fd in (verdict_fd, wire):
+            os.close(fd)
+        os.dup2(quiet, 1)  # the candidate's stderr ends here: the gate reads it to its end
+        os.dup2(quiet, 2)
+        if not carry_on:
+            os._exit(0)
+
+
+class _State:
+    """What an evaluation may change in the judge's process and a series judge puts back after each one."""
+
+    def __init__(self) -> None:
+        import builtins
+        import threading
+
+        self.modules = set(sys.modules)
+        self.meta_path, self.path, self.hooks = list(sys.meta_path), list(sys.path), list(sys.path_hooks)
+        self.import_, self.streams = builtins.__import__, (sys.stdout, sys.stderr)
+        self.cwd, self.limit, self.environ = os.getcwd(), sys.getrecursionlimit(), dict(os.environ)
+        self.threads = threading.active_count()
+
+    def restore(self) -> bool:
+        """Put it back; False when something cannot be (a thread still running, a working directory gone)."""
+        import builtins
+        import threading
+
+        for name in [name for name in sys.modules if name not in self.modules]:  # the property's, the proxies
+            sys.modules.pop(name, None)
+        sys.meta_path[:], sys.path[:], sys.path_hooks[:] = self.meta_path, self.path, self.hooks
+        sys.path_importer_cache.clear()
+        builtins.__import__, (sys.stdout, sys.stderr) = self.import_, self.streams
+        sys.setrecursionlimit(self.limit)
+        if os.environ != self.environ:
+            os.environ.clear()
+            os.environ.update(self.environ)
+        try:
+            os.chdir(self.cwd)
+        except OSError:
+            return False
+        return threading.active_count() == self.threads
+
+
+class _Verdict(BaseException):
+    """How `_judge` ends: raised only by its own code, after the property has returned or raised."""
+
+
+def _judge(wire: int, fixture: str, selector: str) -> tuple[str, str | None, str, list]:
+    """(outcome, reason, detail, imports) of one evaluation of `selector` on the payload in `fixture`."""
+    try:
+        _evaluate(wire, fixture, selector)
+    except _Verdict as verdict:
+        return verdict.args
+    return "transport", "harness", "the judge came to no verdict", []
+
+
+def _evaluate(wire: int, fixture: str, selector: str) -> None:
     import time
 
     from witness_gate.sandbox.judge import tests
@@ -207,22 +327,15 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
     from witness_gate.sandbox.judge.inplace import containers
     from witness_gate.sandbox.judge.peer import Peer
     from witness_gate.sandbox.judge.verdicts import usable_reason, verdict_of
-    from witness_gate.sandbox.wire.frames import Channel, dumps, loads
+    from witness_gate.sandbox.wire.frames import Channel, loads
     from witness_gate.sandbox.wire.importpath import load_file, seed_random
 
     env = os.environ
-    relpath, _, function = env.get("WITNESS_PROPERTY", "").partition("::")
+    relpath, _, function = selector.partition("::")
     root = os.getcwd()
 
     def finish(outcome: str, reason: str | None, detail: str = "", imports=()) -> None:
-        line = dumps({"outcome": outcome, "reason": reason, "detail": detail[-2000:], "imports": list(imports)})
-        for stream in (sys.stdout, sys.stderr):  # what the property printed, for people, before the process ends
-            try:
-                stream.flush()
-            except BaseException:  # noqa: BLE001 - a stream the property closed or replaced
-                pass
-        os.write(verdict_fd, line + b"\n")
-        os._exit({"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(outcome, EXIT_NO_VERDICT))
+        raise _Verdict(outcome, reason, detail, list(imports))
 
     if not (relpath and function and fixture and wire >= 0):
         finish("transport", "harness", "WITNESS_PROPERTY, a fixture and the socket to the subject are required")
@@ -236,9 +349,8 @@ def evaluate(wire: int, verdict_fd: int, fixture: str) -> None:
     payload = loads(pinned)
     peer.in_place.payload_ids = frozenset(containers(payload))
     seed_random(env.get("WITNESS_SEED", ""))
-    if tests.is_test(env["WITNESS_PROPERTY"]):  # a repository's own pytest test: pytest runs it here
-        outcome, reason, detail = tests.run_test(env["WITNESS_PROPERTY"], env.get("WITNESS_SEED", ""), _blame,
-                                                 usable_reason)
+    if tests.is_test(selector):  # a repository's own pytest test: pytest runs it here
+        outcome, reason, detail = tests.run_test(selector, env.get("WITNESS_SEED", ""), _blame, usable_reason)
         if peer.fault is not None:
             finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
         finish(outcome, reason, detail, peer.imported)
