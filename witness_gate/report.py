@@ -43,8 +43,14 @@ def _raw(console: Console, text: str) -> None:
 
 
 def _safe(text: Any, limit: int | None = 200) -> str:
-    """Repo-controlled text inside a markup string: one line, no control characters, no markup."""
+    """Our own text inside a markup string (a phase's name): one line, no control characters, no markup."""
     return escape(shown(text, limit))
+
+
+def _line(*parts: str | tuple[str, str]) -> Text:
+    """A line whose parts are plain text, never markup (repo-controlled text is among them): a str, or (str, style).
+    rich's escape() misses some (a backslash before '['), so nothing from the repository is ever markup."""
+    return Text.assemble(*parts)
 
 
 class PlainReporter:
@@ -152,9 +158,9 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
     console.print(results_table(results))
     for r in results:
         v = r.verdict
-        name = _safe(r.target.assertion_id)
+        name = shown(r.target.assertion_id)
         if v.hold_reasons and v.label == "hold":
-            console.print(f"[yellow]{name}[/]: hold because {_safe(', '.join(v.hold_reasons), None)}")
+            console.print(_line((name, "yellow"), ": hold because ", shown(", ".join(v.hold_reasons), None)))
         for note in r.notes:
             first, *rest = shown_lines(note)
             _raw(console, f"  {r.target.assertion_id}: {first}")
@@ -165,7 +171,7 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
             how = (f"shrunk in {shrink.steps} steps, {shrink.evaluations} evaluations; "
                    f"{'local stop' if shrink.stopped else 'budget hit'}") if shrink is not None else \
                 "the accepted freeze's witness, replayed as it was kept"
-            console.print(f"[bold]witness[/] {name} ({_safe(r.record.get('reason'))}; {how}):")
+            console.print(_line(("witness", "bold"), f" {name} (", shown(r.record.get("reason")), f"; {how}):"))
             _raw(console, "  " + json.dumps(r.evidence.witness, sort_keys=True))
             if r.record.get("observed"):  # what the judge saw fail: pytest's message, Hypothesis's example
                 console.print("  observed:")
@@ -176,17 +182,16 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
             if r.record_path:  # one line a reviewer pastes to see it again, here or on a fresh clone at the head
                 _raw(console, f"  replay: {replay_command(str(r.record_path))}")
         if r.freeze:
-            console.print(f"[bold]proposed freeze[/] for {name} "
-                          "(silences nothing until a person accepts it):")
+            console.print(_line(("proposed freeze", "bold"), f" for {name} (silences nothing until a person accepts it):"))
             for line in json.dumps(r.freeze, indent=2, sort_keys=True).split("\n"):  # ASCII: json escapes the rest
                 _raw(console, line)
         if v.frozen_by:
-            console.print(f"{name}: frozen until {_safe(v.frozen_by.expires_at)}"
-                          + (f" by @{_safe(v.frozen_by.accepted_by)}" if v.frozen_by.accepted_by else ""))
+            console.print(_line(f"{name}: frozen until {shown(v.frozen_by.expires_at)}",
+                                f" by @{shown(v.frozen_by.accepted_by)}" if v.frozen_by.accepted_by else ""))
     _raw(console, f"records: {out_dir}")
     # every label has a style (an empty one made "[]" markup, a crash after a pre_existing run: found by a reviewer)
-    console.print(f"[bold]verdict: [{STYLE.get(overall) or 'bold'}]{_safe(overall)}[/][/] "
-                  f"({_exit_said(results, overall, code)})")
+    console.print(_line(("verdict: ", "bold"), (shown(overall), f"bold {STYLE.get(overall) or ''}".strip()),
+                        f" ({_exit_said(results, overall, code)})"))
 
 
 def _exit_said(results: list[PropertyResult], overall: str, code: int) -> str:
