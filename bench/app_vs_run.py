@@ -49,7 +49,7 @@ def cli_run(repo: Path, out: Path) -> tuple[float, dict[str, str]]:
                            "--head", "agent-patch", "--out", str(out), "--json"], capture_output=True, text=True,
                           cwd=repo.parent)
     seconds = time.perf_counter() - started
-    return seconds, {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)}
+    return seconds, {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)["properties"]}
 
 
 def app_run(stack, double, name: str, number: int) -> tuple[float, str]:

@@ -46,7 +46,7 @@ def test_run_judges_an_old_branch_by_the_bases_current_oracle(tmp_path):
         done = run_cli("run", "--repo", str(repo.path), *base, "--head", "patch", "--out", str(tmp_path / "out"),
                        "--json", cwd=tmp_path)
         assert done.returncode == 1, done.stdout + done.stderr  # not mixed_edit: main's own edit is not the patch's
-        assert {r["assertion_id"]: r["verdict"] for r in json.loads(done.stdout)}["prop_double"] == "regression"
+        assert {r["assertion_id"]: r["verdict"] for r in json.loads(done.stdout)["properties"]}["prop_double"] == "regression"
 
 
 def test_a_rate_limit_too_long_to_sleep_through_defers_the_gate_which_resumes_its_run(stack, double, tmp_path):

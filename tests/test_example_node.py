@@ -17,7 +17,7 @@ def test_the_node_example_shows_pass_regression_and_flake(tmp_path):
     assert not list(dest.rglob("*.py"))  # nothing for the Python harness: the command lists and runs everything
     done = run_cli("run", "--repo", str(dest), "--base", "main", "--head", "agent-patch",
                    "--out", str(tmp_path / "out"), "--json", cwd=tmp_path)
-    verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)}
+    verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)["properties"]}
     assert verdicts == {"converted_total_rounds_half_up": "flake",
                         "invoice_total_non_negative": "regression",
                         "receipt_lists_every_line": "pass"}, done.stderr

@@ -209,7 +209,7 @@ def test_an_oracle_only_head_linking_its_property_file_to_the_host(git_repo, sec
     done = gate(repo, "--json")
     assert done.returncode == 3, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
-    [row] = json.loads(done.stdout)
+    [row] = json.loads(done.stdout)["properties"]
     assert (row["assertion_id"], row["verdict"]) == ("unsafe_path:tests.properties.test_calc.py", "oracle_defect")
     [record] = (repo.path.parent / "out").glob("*/*.attempt.json")
     record = json.loads(record.read_text())
@@ -230,7 +230,7 @@ def test_an_implementation_change_with_a_linked_property_file_holds_it(git_repo,
     repo.commit({"src/calc.py": "def double(x):\n    return x + x\n"})
     done = gate(repo, "--json")
     assert done.returncode == 3, done.stdout + done.stderr
-    verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)}
+    verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)["properties"]}
     # a property file that links into the implementation is not the oracle's: the judge, which sees only oracle
     # files, cannot open it, and the property holds
     assert verdicts == {"prop_double": "pass", "prop_more": "hold", "unsafe_path:tests.properties.test_evil.py": "hold"}
@@ -328,7 +328,7 @@ def test_check_holds_a_property_module_linked_to_the_host(tmp_path, secret):
     done = run_cli("check", "--lock", "f.lock", "--properties", "tests/properties", "--out", "out", "--json",
                    "--sandbox", "none", cwd=work, timeout=120)
     assert done.returncode == 3, done.stdout + done.stderr
-    verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)}
+    verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)["properties"]}
     # prop_p ran (outside git the directory's content is the patch); the linked module never did
     assert verdicts == {"prop_p": "pass", "unsafe_path:tests.properties.test_evil.py": "hold"}
     held = json.loads((work / "out" / "unsafe_path:tests.properties.test_evil.py.attempt.json").read_text())

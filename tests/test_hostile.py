@@ -793,7 +793,7 @@ def test_a_regression_that_changes_its_reason_every_time_is_a_regression(git_rep
     done = run_cli("run", "--repo", str(repo.path), "--base", "main", "--head", "patch", "--out",
                    str(tmp_path / "out"), "--json", cwd=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
-    [row] = json.loads(done.stdout)
+    [row] = json.loads(done.stdout)["properties"]
     assert row["verdict"] == "regression"
     [record] = (tmp_path / "out").glob("*/prop_double.attempt.json")
     record = json.loads(record.read_text())

@@ -72,6 +72,18 @@ def test_json_carries_the_one_label_and_what_each_table_said(monkeypatch):
     assert row["reason"] == "coin-tails"
 
 
+def test_json_has_the_run_s_verdict_exit_code_and_counts_beside_each_property_s_row():
+    results = [_result("prop_a", Verdict("regression", failures=5, runs=5), None, "negative"),
+               _result("prop_b", Verdict("hold", hold_reasons=["too_few_replays"])),
+               _result("prop_c", Verdict("pass", runs=5)), _result("prop_d", Verdict("pass", runs=5))]
+    summary = report.run_json(results, "regression", 1, "out/abc")
+    assert (summary["verdict"], summary["exit_code"], summary["reason"], summary["records"]) == (
+        "regression", 1, None, "out/abc")
+    assert summary["counts"] == {"hold": 1, "pass": 2, "regression": 1}
+    assert [row["assertion_id"] for row in summary["properties"]] == ["prop_a", "prop_b", "prop_c", "prop_d"]
+    assert summary["properties"][0]["reason"] == "negative"
+
+
 def test_the_replay_command_printed_by_run_works_as_printed_in_the_checkout(git_repo: GitRepo):
     repo = base_repo(git_repo)
     repo.commit({"src/calc.py": "def double(x):\n    return 2 * x if x != 13 else 27\n"})

@@ -42,7 +42,7 @@ def test_a_passing_change(git_repo):
     repo.commit({"src/calc.py": "def double(x):\n    return x + x\n"})
     done = gate(repo, "--json")
     assert done.returncode == 0, done.stderr
-    [row] = json.loads(done.stdout)
+    [row] = json.loads(done.stdout)["properties"]
     assert (row["assertion_id"], row["verdict"], row["failures"], row["runs"]) == ("prop_double", "pass", 0, 5)
 
 
@@ -72,8 +72,9 @@ def test_a_mixed_edit_is_refused_before_anything_runs(git_repo):
     record = json.loads(change.read_text())
     assert change.name == "change.json" and record["label"] == "mixed_edit"
     assert record["oracle_files"] == ["tests/properties/test_calc.py"] and record["changed"]
-    [row] = json.loads(gate(repo, "--json").stdout)
-    assert (row["assertion_id"], row["verdict"], row["runs"]) == (None, "mixed_edit", 0)
+    summary = json.loads(gate(repo, "--json").stdout)
+    assert (summary["verdict"], summary["exit_code"], summary["properties"]) == ("mixed_edit", 1, [])
+    assert "tests/properties/test_calc.py" in summary["reason"] and summary["records"].endswith("change.json")
 
 
 def test_a_rename_counts_at_both_paths(git_repo):
@@ -90,7 +91,7 @@ def test_an_oracle_only_change_is_an_oracle_defect(git_repo):
     repo.commit({"tests/properties/test_calc.py": PROPS + "\n# reworded\n"})
     done = gate(repo, "--json")
     assert done.returncode == 3, done.stderr
-    assert [row["verdict"] for row in json.loads(done.stdout)] == ["oracle_defect"]
+    assert [row["verdict"] for row in json.loads(done.stdout)["properties"]] == ["oracle_defect"]
 
 
 def test_a_change_outside_impl_and_oracle_is_gated_as_implementation(git_repo):
@@ -99,7 +100,7 @@ def test_a_change_outside_impl_and_oracle_is_gated_as_implementation(git_repo):
     repo.commit({"README.md": "calc, documented\n"})
     done = gate(repo, "--json")
     assert done.returncode == 0, done.stderr
-    assert [row["verdict"] for row in json.loads(done.stdout)] == ["pass"]
+    assert [row["verdict"] for row in json.loads(done.stdout)["properties"]] == ["pass"]
     [record] = (repo.path.parent / "out").glob("*/prop_double.attempt.json")
     assert json.loads(record.read_text())["split"] == {"impl_changed": True, "oracle_changed": False}
 
@@ -117,8 +118,9 @@ def test_a_change_made_only_of_ignored_paths_is_skipped(git_repo):
             in done.stdout)
     [change] = [p for p in (repo.path.parent / "out").rglob("*") if p.is_file() and p.name != ".gitignore"]
     assert json.loads(change.read_text())["label"] == "skipped"
-    [row] = json.loads(gate(repo, "--json").stdout)
-    assert (row["verdict"], row["reason"]) == ("skipped", json.loads(change.read_text())["reason"])
+    summary = json.loads(gate(repo, "--json").stdout)
+    assert (summary["verdict"], summary["exit_code"], summary["properties"]) == ("skipped", 0, [])
+    assert summary["reason"] == json.loads(change.read_text())["reason"]
 
 
 def test_a_root_level_module_is_gated_as_implementation_and_its_regression_caught(git_repo):
@@ -130,7 +132,7 @@ def test_a_root_level_module_is_gated_as_implementation_and_its_regression_caugh
     repo.commit({"helpers.py": "def twice(x):\n    return x + x if x != 13 else 27\n", "NOTES.md": "faster\n"})
     done = gate(repo, "--json")
     assert done.returncode == 1, done.stdout + done.stderr
-    [row] = json.loads(done.stdout)
+    [row] = json.loads(done.stdout)["properties"]
     assert row["verdict"] == "regression"
     [record] = (repo.path.parent / "out").glob("*/prop_double.attempt.json")
     record = json.loads(record.read_text())
@@ -143,7 +145,7 @@ def test_a_path_that_is_oracle_and_ignored_counts_as_oracle(git_repo):
     repo.commit({"tests/properties/README.md": "how the properties work\n"})
     done = gate(repo, "--json")
     assert done.returncode == 3, done.stdout + done.stderr
-    assert [row["verdict"] for row in json.loads(done.stdout)] == ["oracle_defect"]
+    assert [row["verdict"] for row in json.loads(done.stdout)["properties"]] == ["oracle_defect"]
     repo.commit({"src/calc.py": "def double(x):\n    return x + x\n"})  # with code: an oracle file it only adds
     done = gate(repo)  # is set beside the code, which the base's oracle judges (policy.new_tests)
     assert done.returncode == 0 and "1 new oracle files beside it" in done.stdout, done.stdout + done.stderr
@@ -178,7 +180,7 @@ def test_the_fixture_is_pinned_from_base(git_repo):
                  "tests/fixtures/prop_double.json": {"xs": [1, 2]}})
     done = gate(repo, "--json")
     assert done.returncode == 1, done.stderr
-    [row] = json.loads(done.stdout)
+    [row] = json.loads(done.stdout)["properties"]
     assert row["verdict"] == "regression"
 
 
@@ -238,7 +240,7 @@ def test_check_outside_git_binds_the_directory_content_as_the_patch(tmp_path):
     tree = content_tree(tmp_path)  # what git would call the tree of these files, with no repository here
     done = run_cli("check", "--lock", "f.lock", "--properties", "props", "--out", "w", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert json.loads(done.stdout)[0]["verdict"] == "pass"
+    assert json.loads(done.stdout)["properties"][0]["verdict"] == "pass"
     record = json.loads((tmp_path / "w" / "prop_ok.attempt.json").read_text())
     assert record["hold_reasons"] == [] and record["patch_digest"] == patch_digest("", tree)
     assert not (tmp_path / ".git").exists()
@@ -354,7 +356,7 @@ def test_the_shipped_example_shows_pass_regression_and_flake_and_its_accepted_fr
     subprocess.run(["bash", str(ROOT / "examples/orders/make_repo.sh"), str(dest)], check=True, capture_output=True)
     first = done = run_cli("run", "--repo", str(dest), "--base", "main", "--head", "agent-patch",
                            "--out", str(tmp_path / "out"), "--json", cwd=tmp_path)
-    verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)}
+    verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)["properties"]}
     assert verdicts == {"prop_converted_total_rounds_half_up": "flake",
                         "prop_order_total_non_negative": "regression",
                         "prop_receipt_lists_every_line": "pass"}, done.stderr
@@ -366,7 +368,7 @@ def test_the_shipped_example_shows_pass_regression_and_flake_and_its_accepted_fr
     assert freeze["state"] == "proposed" and freeze["expires_in_hours"] == 24
     # issue "Freezes that hold for a real flake": every attempt re-shrank the flaky predicate, so the freeze
     # never matched again; now the next attempts replay the frozen witness itself
-    rows = {row["assertion_id"]: row for row in json.loads(first.stdout)}
+    rows = {row["assertion_id"]: row for row in json.loads(first.stdout)["properties"]}
     flake = rows["prop_converted_total_rounds_half_up"]
     assert flake["verdict"] == "flake", first.stderr
     [witness] = (tmp_path / "out").glob(f"*/prop_converted_total_rounds_half_up.{flake['witness_hash'][:12]}.json")
@@ -381,7 +383,7 @@ def test_the_shipped_example_shows_pass_regression_and_flake_and_its_accepted_fr
         again = run_cli("run", "--repo", str(dest), "--base", "main", "--head", "agent-patch", "--out",
                         str(tmp_path / f"out{attempt}"), "--freezes", str(tmp_path / "freeze.json"), "--json",
                         cwd=tmp_path)
-        verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(again.stdout)}
+        verdicts = {row["assertion_id"]: row["verdict"] for row in json.loads(again.stdout)["properties"]}
         assert verdicts["prop_converted_total_rounds_half_up"] == "frozen", again.stderr[-3000:]
         assert verdicts["prop_order_total_non_negative"] == "regression"  # a freeze never touches another property
 
@@ -420,7 +422,7 @@ def test_a_failure_already_on_the_base_is_pre_existing_while_a_new_one_is_a_regr
     repo.commit({"src/calc.py": "def double(x):\n    return 2 * x if x != 13 else 27\n"})
     done = gate(repo, "--json")
     assert done.returncode == 1, done.stdout + done.stderr
-    rows = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)}
+    rows = {row["assertion_id"]: row["verdict"] for row in json.loads(done.stdout)["properties"]}
     assert rows == {"prop_double": "regression", "prop_total": "pre_existing"}
     [record] = (repo.path.parent / "out").glob("*/prop_total.attempt.json")
     base = json.loads(record.read_text())["base"]

@@ -16,7 +16,7 @@ from witness_gate.files import CACHE_ENV
 from witness_gate.lock import LockError, pin, read_lock, write_lock
 from witness_gate.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_USAGE
 from witness_gate.records import ATTEMPT_SUFFIX, RecordError, read_freezes
-from witness_gate.report import print_report, reporter_for, results_json, review_lines
+from witness_gate.report import print_report, reporter_for, review_lines, run_json
 from witness_gate.reviewing import cmd_classify, cmd_freeze, cmd_freezes
 from witness_gate.sinks import CHANGE_RECORD, UnsafeOutput, ignored_by_git, own_folder
 from witness_gate.verdict import exit_code, overall_label
@@ -257,10 +257,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if outcome.refused or outcome.skipped:
         label = "mixed_edit" if outcome.refused else "skipped"
         reason = outcome.refused or outcome.skipped
-        if args.json:  # the same shape as every other outcome: a list of rows, here one for the whole change
-            print(json.dumps([{"assertion_id": None, "label": label, "reason": reason, "hold_reasons": [],
-                               "tables": None, "failures": 0, "runs": 0, "witness_hash": None,
-                               "fixture_digest": None, "verdict": label}], indent=2))
+        if args.json:  # the same shape as every other outcome: nothing ran, so no property's row
+            print(json.dumps(run_json([], label, EXIT_BLOCK if outcome.refused else EXIT_OK, out_dir / CHANGE_RECORD,
+                                      reason), indent=2))
         else:
             print(outcome.header)
             for line in review_lines(outcome.config_review):
@@ -287,7 +286,7 @@ def _finish(outcome: local.Outcome, as_json: bool, out_dir: Path) -> int:
     labels_ = [r.verdict.label for r in outcome.results]
     code = exit_code(labels_)
     if as_json:
-        print(json.dumps(results_json(outcome.results), indent=2))
+        print(json.dumps(run_json(outcome.results, overall_label(labels_), code, out_dir), indent=2))
     else:
         header = "\n".join([outcome.header, *review_lines(outcome.config_review)])
         print_report(outcome.results, header, overall_label(labels_), code, out_dir)

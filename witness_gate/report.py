@@ -215,6 +215,17 @@ def _failures(r: PropertyResult) -> str:
     return f"{v.failures}/{v.runs}"
 
 
+def run_json(results: list[PropertyResult], overall: str, code: int, records: Any, reason: str | None = None
+             ) -> dict[str, Any]:
+    """`--json`: the run's one verdict and exit code, how many properties got each label, where the records are,
+    and each property's row (a change refused or skipped whole has no rows, and says why in `reason`)."""
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.verdict.label] = counts.get(r.verdict.label, 0) + 1
+    return {"verdict": overall, "exit_code": code, "reason": reason, "counts": dict(sorted(counts.items())),
+            "records": str(records), "properties": results_json(results)}
+
+
 def results_json(results: list[PropertyResult]) -> list[dict[str, Any]]:
     return [
         {

@@ -112,7 +112,7 @@ def test_the_bundled_example_s_regression_hidden_by_a_payload_put_back_blocks(tm
     subprocess.run(["git", "-C", str(dest), "commit", "-qam", "attack head"], check=True)
     done = run_cli("run", "--repo", str(dest), "--base", "main", "--head", "agent-patch", "--out",
                    str(tmp_path / "out"), "--json", cwd=tmp_path)
-    rows = {row["assertion_id"]: row for row in json.loads(done.stdout)}
+    rows = {row["assertion_id"]: row for row in json.loads(done.stdout)["properties"]}
     assert done.returncode == 1, done.stdout + done.stderr
     blocked = rows["prop_order_total_non_negative"]
     assert (blocked["verdict"], blocked["reason"]) == ("regression", "mutated_payload"), blocked
