@@ -120,7 +120,8 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
     evidence.witness_hash = witness_hash(evidence.witness)
     warm = replay_series(evidence.witness, candidate, policy.runs, "replay", progress) if candidate else []
     evidence.replays = warm
-    if not warm or not unanimous_failure(warm):  # a warm series may confirm a block, never anything else
+    # a warm series may confirm a block, never anything else: every row failing for the reason the first run saw
+    if not warm or not unanimous_failure(warm) or warm[0].reason != evidence.target_reason:
         # a warm series that disagreed with itself foretells a cold one that does: that one goes one at a time
         evidence.replays = replay_series(evidence.witness, evaluate, policy.runs, "replay", progress,
                                          at_once=not warm)

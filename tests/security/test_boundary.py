@@ -254,9 +254,11 @@ SERIES = {
     "tests/properties/test_series.py": '''
 import decimal
 import os
+import signal
 import sys
 import threading
 import time
+import warnings
 
 from counter import count
 from tests.properties import helper
@@ -270,7 +272,9 @@ def prop_fresh(fixture):
         ("a helper module's list", helper.SEEN), ("a working directory", not os.path.isdir("tests/properties")),
         ("an environment variable", "WITNESS_LEFT" in os.environ), ("an import path", "/left" in sys.path),
         ("a standard stream", sys.stdout is not STDOUT), ("a decimal context", decimal.getcontext().prec != 28),
-        ("a recursion limit", sys.getrecursionlimit() == 4321), ("a subject's state", count() != 1)) if there]
+        ("a recursion limit", sys.getrecursionlimit() == 4321), ("a subject's state", count() != 1),
+        ("a warning filter", any(f[0] == "error" for f in warnings.filters)), ("a umask", os.umask(0o022) == 0o077),
+        ("a signal handler", signal.getsignal(signal.SIGUSR1) is not signal.SIG_DFL)) if there]
     helper.SEEN.append(1)
     os.chdir("/")
     os.environ["WITNESS_LEFT"] = "1"
@@ -278,6 +282,9 @@ def prop_fresh(fixture):
     sys.stdout = sys.stderr
     decimal.getcontext().prec = 3
     sys.setrecursionlimit(4321)
+    warnings.simplefilter("error")
+    os.umask(0o077)
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)  # allowed on the main thread, as in a cold judge
     if fixture.get("thread"):
         threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
     return "leaked: " + ", ".join(leaked) if leaked else True
@@ -303,6 +310,54 @@ def test_shrink_candidates_sent_to_one_judge_start_from_what_a_fresh_one_has(tmp
     assert [(r.outcome, r.reason) for r in rows] == [("pass", None)] * 6, [r.reason for r in rows]
     assert [r.isolation for r in rows] == ["split-cold"] + ["split-warm"] * 5
     assert after != first  # the candidate after the thread went to a new series judge
+
+
+SHADOWED = {  # a regression (upper-cased values) in a module named like a package the judge runs for pytest
+    "src/iniconfig.py": (
+        "class IniConfig:\n    def __init__(self, path, data=None):\n        self.values = {}\n"
+        "        for line in (data or '').splitlines():\n            if '=' in line:\n"
+        "                key, value = (part.strip() for part in line.split('=', 1))\n"
+        "                self.values[key] = value.upper()\n\n"
+        "    def get(self, section, name, default=None):\n        return self.values.get(name, default)\n"),
+    "tests/properties/test_ini.py": (
+        "from iniconfig import IniConfig\n\n\n"
+        "def prop_reads(fixture):\n    # a failing assert would say what it compared\n"
+        "    return IniConfig('x.ini', data='[s]\\nk = v\\n').get('s', 'k') == 'v'\n"),
+}
+
+
+@pytest.mark.parametrize("warm", [True, False])
+def test_an_implementation_module_named_like_the_judge_s_own_package_is_never_answered_by_the_judge(tmp_path, warm):
+    # the word "assert" gives the judge the gate's pytest, and with it a package named iniconfig: the property's
+    # import of the implementation's iniconfig found the judge's copy and never asked the implementation (found by a
+    # reviewing helper: a regression in src/iniconfig.py passed). Whatever the implementation does, no verdict.
+    for relpath, text in SHADOWED.items():
+        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relpath).write_text(text)
+    runner = PropertyRunner(stage_directory(tmp_path), "tests/properties/test_ini.py::prop_reads", "1",
+                            Sandbox("bwrap"), timeout_seconds=20, warm=warm)
+    try:
+        rows = [runner({}), runner.candidate({})]
+    finally:
+        runner.close()
+    assert [(r.outcome, r.reason) for r in rows] == [("transport", "shadowed")] * 2, [r.detail for r in rows]
+    assert "the oracle imports iniconfig" in rows[0].detail and "rename the implementation's module" in rows[0].detail
+
+
+def test_a_warm_series_failing_for_another_reason_never_confirms_the_block():
+    # in the series judge a property met what a cold judge does not (signal.signal off the main thread): its warm
+    # replays all failed, for another reason than the first run's, and were kept as the witness's replays
+    from witness_gate.attempt import Policy, run_attempt
+    from witness_gate.evaluation import Evaluation
+
+    def cold(payload):
+        return Evaluation("fail", "rounding-drift", "", 0.01, "split-cold")
+
+    def warm(payload):
+        return Evaluation("fail", "raise:ValueError@?", "", 0.01, "split-warm")
+
+    evidence = run_attempt({"x": 1}, cold, Policy(runs=3, min_reruns=3), candidate=warm)
+    assert [(r.reason, r.isolation) for r in evidence.replays] == [("rounding-drift", "split-cold")] * 3
 
 
 def test_a_candidate_that_overruns_ends_its_series_and_the_next_one_is_judged(checkout, tmp_path):

@@ -232,12 +232,11 @@ def _write_verdict(verdict_fd: int, verdict: tuple, **more) -> None:
 
 def serve_series(control_fd: int, selector: str) -> None:
     """A warm judge for one property's shrink candidates: an evaluation a request on `control_fd` (its fixture's path,
-    with the socket to its own subject, the verdict's pipe and a stderr), each in a thread of its own, after which what
-    it changed in this process is put back (the modules it imported, the import system, the working directory, the
-    environment, the standard streams); one that left a thread running ends the series. Never returns. Its rows are
-    split-warm, as every shrink candidate's: they steer a shrink and decide nothing else."""
+    with the socket to its own subject, the verdict's pipe and a stderr), each on this thread as a cold judge's is,
+    after which what it changed in this process is put back (`_State`); one that changed what cannot be put back ends
+    the series. Never returns. Its rows are split-warm, as every shrink candidate's: they steer a shrink and decide
+    nothing else."""
     import socket
-    import threading
 
     from witness_gate.sandbox.wire.frames import loads
 
@@ -256,14 +255,10 @@ def serve_series(control_fd: int, selector: str) -> None:
         os.dup2(stderr, 1)
         os.dup2(stderr, 2)
         os.close(stderr)
-        done: list = []
-        thread = threading.Thread(target=lambda: done.append(_judge(wire, str(message.get("fixture", "")), selector)))
-        thread.start()
-        thread.join()
+        verdict = _judge(wire, str(message.get("fixture", "")), selector)  # on this thread, as a cold judge's
         _flush()
         carry_on = before.restore()  # else the verdict says the series ends, and it does
-        _write_verdict(verdict_fd, done[0] if done else ("transport", "harness", "the judge came to no verdict", []),
-                       **({} if carry_on else {"series": "ends"}))
+        _write_verdict(verdict_fd, verdict, **({} if carry_on else {"series": "ends"}))
         for fd in (verdict_fd, wire):
             os.close(fd)
         os.dup2(quiet, 1)  # the candidate's stderr ends here: the gate reads it to its end
@@ -273,22 +268,37 @@ def serve_series(control_fd: int, selector: str) -> None:
 
 
 class _State:
-    """What an evaluation may change in the judge's process and a series judge puts back after each one."""
+    """What an evaluation may change in the judge's process, which a series judge puts back after each one: the
+    modules it imported (the property's, the implementation's proxies), the import system, the working directory, the
+    environment and the time zone, the standard streams, the recursion limit, warning filters, the umask, signal
+    handlers and the decimal context. A thread left running, or a logging set-up changed, cannot be: the series ends."""
 
     def __init__(self) -> None:
         import builtins
+        import decimal
+        import signal
         import threading
+        import warnings
 
         self.modules = set(sys.modules)
         self.meta_path, self.path, self.hooks = list(sys.meta_path), list(sys.path), list(sys.path_hooks)
         self.import_, self.streams = builtins.__import__, (sys.stdout, sys.stderr)
         self.cwd, self.limit, self.environ = os.getcwd(), sys.getrecursionlimit(), dict(os.environ)
         self.threads = threading.active_count()
+        self.warnings, self.decimal = list(warnings.filters), decimal.getcontext().copy()
+        self.umask = os.umask(0o022)
+        os.umask(self.umask)
+        self.signals = {number: signal.getsignal(number) for number in _signals()}
+        self.logging = _logging_state()
 
     def restore(self) -> bool:
         """Put it back; False when something cannot be (a thread still running, a working directory gone)."""
         import builtins
+        import decimal
+        import signal
         import threading
+        import time
+        import warnings
 
         for name in [name for name in sys.modules if name not in self.modules]:  # the property's, the proxies
             sys.modules.pop(name, None)
@@ -297,13 +307,36 @@ class _State:
         builtins.__import__, (sys.stdout, sys.stderr) = self.import_, self.streams
         sys.setrecursionlimit(self.limit)
         if os.environ != self.environ:
+            zone = os.environ.get("TZ")
             os.environ.clear()
             os.environ.update(self.environ)
+            if zone != os.environ.get("TZ"):
+                time.tzset()
+        warnings.filters[:] = self.warnings
+        warnings._filters_mutated()
+        decimal.setcontext(self.decimal.copy())
+        os.umask(self.umask)
+        for number, handler in self.signals.items():
+            if signal.getsignal(number) is not handler and handler is not None:
+                signal.signal(number, handler)
         try:
             os.chdir(self.cwd)
         except OSError:
             return False
-        return threading.active_count() == self.threads
+        return threading.active_count() == self.threads and _logging_state() == self.logging
+
+
+def _signals() -> list[int]:
+    import signal
+
+    return [number for number in signal.valid_signals() if number not in (signal.SIGKILL, signal.SIGSTOP)]
+
+
+def _logging_state():
+    """The root logger's level and handlers, when logging is loaded (a series ends when an evaluation changed them)."""
+    logging = sys.modules.get("logging")
+    return None if logging is None else (logging.root.level, tuple(logging.root.handlers),
+                                         len(logging.Logger.manager.loggerDict))
 
 
 class _Verdict(BaseException):
@@ -334,16 +367,27 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     relpath, _, function = selector.partition("::")
     root = os.getcwd()
 
+    shadowed: set[str] = set()  # names the oracle imported that the judge answered itself (watch_shadowed)
+
     def finish(outcome: str, reason: str | None, detail: str = "", imports=()) -> None:
+        if shadowed and outcome != "transport":  # it never asked the implementation: no verdict
+            outcome, reason, detail = "transport", "shadowed", _shadowed_why(shadowed)
         raise _Verdict(outcome, reason, detail, list(imports))
 
     if not (relpath and function and fixture and wire >= 0):
         finish("transport", "harness", "WITNESS_PROPERTY, a fixture and the socket to the subject are required")
+    # the gate's own modules first (pytest, its assert rewriting), before any name can become the implementation's
+    if tests.is_test(selector):
+        _import_test_runner()
+    else:
+        _precompile(relpath)  # a cold judge's own (a warm one's parent did it)
     channel = Channel(wire)
     channel.deadline = time.monotonic() + float(env.get("WITNESS_TIMEOUT", "60"))
     peer = Peer(channel)
-    sys.meta_path.insert(0, SubjectModules(peer, env.get("WITNESS_SUBJECT_MODULES", "").split(","), root,
-                                           env.get("WITNESS_NEW_MODULES", "").split(",")))
+    finder = SubjectModules(peer, env.get("WITNESS_SUBJECT_MODULES", "").split(","), root,
+                            env.get("WITNESS_NEW_MODULES", "").split(","))
+    sys.meta_path.insert(0, finder)
+    shadowed = watch_shadowed(finder, root)
     with open(fixture, "rb") as handle:
         pinned = handle.read()
     payload = loads(pinned)
@@ -354,7 +398,6 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
         if peer.fault is not None:
             finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
         finish(outcome, reason, detail, peer.imported)
-    _precompile(relpath)  # a cold judge's own (a warm one's parent did it)
     try:
         module = load_file("witness_property_" + relpath.replace("/", "_").removesuffix(".py"), os.path.join(root, relpath))
         prop = getattr(module, function, None)
@@ -384,6 +427,35 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     if outcome == "no_verdict":
         finish("transport", "bad_return", reason, peer.imported)
     finish(outcome, reason, observed if outcome == "fail" else "", peer.imported)
+
+
+def watch_shadowed(finder, root: str) -> set[str]:
+    """The implementation's names (none the patch added) that this process has a module of its own for already (the
+    gate's pytest and what it imports): an oracle file importing one would get the judge's copy, never the
+    implementation's. Returned, and filled as oracle files import them, so the evaluation gives no verdict."""
+    own = {name for name in finder.names - finder.new if name in sys.modules}
+    seen: set[str] = set()
+    if not own:
+        return seen
+    import builtins
+
+    original, inside = builtins.__import__, os.path.realpath(root) + os.sep
+
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+        top = name.partition(".")[0]
+        if not level and top in own and str((globals or {}).get("__file__") or "").startswith(inside):
+            seen.add(top)
+        return original(name, globals, locals, fromlist, level)
+
+    builtins.__import__ = __import__
+    return seen
+
+
+def _shadowed_why(names: set[str]) -> str:
+    listed = ", ".join(sorted(names))
+    return (f"the oracle imports {listed}, which the implementation has and the judge runs a copy of its own under "
+            "that name (the gate's pytest and what it imports): the judge cannot ask the implementation for it; "
+            "rename the implementation's module")
 
 
 def _fault(fault) -> str:
