@@ -430,3 +430,19 @@ def test_a_failure_already_on_the_base_is_pre_existing_while_a_new_one_is_a_regr
     assert {row["outcome"] for row in base["replays"]} == {"fail"}
     text = gate(repo).stdout
     assert f"pre_existing: 5 of 5 replays of the witness failed on the base {base['sha'][:12]}" in text
+
+
+def test_only_gates_the_properties_it_names_and_says_so(git_repo):
+    repo = base_repo(git_repo)
+    repo.commit({"tests/fixtures/prop_half.json": {"xs": [2, 4]},
+                 "tests/properties/test_half.py": PROPS.replace("prop_double", "prop_half")}, "a second property")
+    git_repo.git("checkout", "-q", "main")
+    git_repo.git("merge", "-q", "--ff-only", "patch")
+    git_repo.git("checkout", "-q", "patch")
+    repo.commit({"src/calc.py": "def double(x):\n    return x + x\n"})
+    summary = json.loads(gate(repo, "--json", "--only", "prop_h*").stdout)
+    assert [row["assertion_id"] for row in summary["properties"]] == ["prop_half"]
+    done = gate(repo, "--only", "prop_h*")
+    assert "only 1 of 2 properties (--only): no verdict on the others" in done.stdout, done.stdout
+    done = gate(repo, "--only", "nothing_*")
+    assert done.returncode == 2 and "--only nothing_*: no property's assertion id matches; there are 2" in done.stderr

@@ -143,6 +143,9 @@ def _add_run(sub) -> None:
     p.add_argument("--head", default="HEAD", help="head commit (default: HEAD)")
     p.add_argument("--out", default=".artifacts/witness-gate",
                    help="records go to OUT/<head sha> (default: .artifacts/witness-gate)")
+    p.add_argument("--only", action="append", default=[], metavar="PATTERN",
+                   help="gate only the properties whose assertion id matches PATTERN (shell-style, e.g. "
+                        "'tests.test_utils.*'; repeatable): a look at a few properties, not a verdict on the change")
     _add_runner_flags(p)
 
 
@@ -252,7 +255,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     outcome = local.run(
         repo, args.base, args.head, sandbox=lambda: sandboxes.choose(args.sandbox, _warn), out_dir=out_dir,
         reporter=reporter_for(sys.stderr), runs=args.runs, seed=args.seed,
-        freezes=read_freezes(args.freezes) if args.freezes else (),
+        freezes=read_freezes(args.freezes) if args.freezes else (), only=tuple(args.only),
     )
     if outcome.refused or outcome.skipped:
         label = "mixed_edit" if outcome.refused else "skipped"

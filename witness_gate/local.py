@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import secrets
 import shutil
 import tempfile
@@ -153,9 +154,11 @@ def _gather(repo: Path, base: str | None, head: str) -> _Commits:
 def run(
     repo: Path, base: str | None, head: str, *, sandbox: Sandbox | Callable[[], Sandbox], out_dir: Path,
     reporter: Reporter, runs: int | None = None, seed: str | None = None, freezes: tuple[FreezeMatch, ...] = (),
+    only: tuple[str, ...] = (),
 ) -> Outcome:
     """The whole gate between two commits: config, fixtures and the oracle from base, the implementation
-    from head; changed paths from where head forked off base (GitHub's three dots), as the App has them."""
+    from head; changed paths from where head forked off base (GitHub's three dots), as the App has them. `only`:
+    shell-style patterns of the assertion ids to gate (a look at a few properties; the others are not gated)."""
     c = _gather(repo, base, head)
     # decide (pure), then apply: with no .witness.yml on the base the embedded defaults apply
     config = plans.config_of(c.raw_config, f"{CONFIG_NAME} (at base {c.base_sha[:12]})", required=False)
@@ -182,13 +185,14 @@ def run(
         header += f"; {len(decided.new_tests)} new oracle files beside it, not judged (policy.new_tests)"
     results, header = _gate(repo, c, config, split, sandbox=sandbox, out_dir=out_dir, reporter=reporter,
                             policy=Policy.from_config(config, runs), seed=seed, freezes=freezes, header=header,
-                            new_tests=decided.new_tests)
+                            new_tests=decided.new_tests, only=only)
     return Outcome(results, header, config_review=review)
 
 
 def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandbox, out_dir: Path,
           reporter: Reporter, policy: Policy, seed: str | None, freezes: tuple[FreezeMatch, ...],
-          header: str, new_tests: tuple[str, ...] = ()) -> tuple[list[PropertyResult], str]:
+          header: str, new_tests: tuple[str, ...] = (), only: tuple[str, ...] = ()
+          ) -> tuple[list[PropertyResult], str]:
     """Apply the plan: export what the gate runs, set it up, and gate every property (the base on demand)."""
     digest = patch_digest(c.base_tree, c.head_tree)
     checkout = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
@@ -212,6 +216,13 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
         holds = ("patch_mismatch",) if gitrepo.tree_of_directory(repo, checkout) != gated else ()
         make_readable(checkout)
         targets = _discover(checkout, config.properties_dir, config, sandbox)
+        if only:
+            chosen = [t for t in targets if any(fnmatch.fnmatchcase(t.assertion_id, p) for p in only)]
+            if not chosen:
+                raise InputError(f"--only {' '.join(only)}: no property's assertion id matches; there are "
+                                 f"{len(targets)}, e.g. {', '.join(t.assertion_id for t in targets[:3])}")
+            header += f"; only {len(chosen)} of {len(targets)} properties (--only): no verdict on the others"
+            targets = chosen
         new_modules = new_top_modules(checkout, split.code, lambda path: gitrepo.show(repo, c.fork, path) is not None)
         setup = SetupOutcome()
         if not holds:  # the set-up runs code of the head too: only on the exact code under test
