@@ -1,0 +1,121 @@
+"""A published project gated as its maintainers would adopt the gate (examples/projects/): the project as published,
+the .witness.yml `witness-gate init` wrote for it, no test file edited, and heads an agent might push. Each scenario
+gates the one test that decides it (`run --only`): the whole suite is ~150 properties."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+pytestmark = pytest.mark.e2e
+
+CASEFOLD = "tests.test_input_string_transform_factory.test_input_string_transform_factory"
+UTILS = "natsort/utils.py"
+
+
+@pytest.fixture(scope="module")
+def natsort(tmp_path_factory) -> Path:
+    dest = tmp_path_factory.mktemp("projects") / "natsort"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "WITNESS_GATE": f"{sys.executable} -m witness_gate"}
+    subprocess.run(["bash", str(ROOT / "examples/projects/make_repo.sh"), "natsort", str(dest)], check=True, env=env,
+                   capture_output=True, text=True)
+    return dest
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+
+def branch(repo: Path, name: str, edits: dict[str, tuple[str, str]], start: str = "main", message: str = "a change"):
+    """A head on `start`: each file's text with `old` replaced by `new` (old None: the file is new, holding new)."""
+    git(repo, "checkout", "-q", "-b", name, start)
+    for path, (old, new) in edits.items():
+        target = repo / path
+        if old is None:
+            target.write_text(new)
+        else:
+            text = target.read_text()
+            assert old in text, (path, old)
+            target.write_text(text.replace(old, new))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    git(repo, "checkout", "-q", "main")
+
+
+def gate(repo: Path, base: str, head: str, *only: str) -> dict:
+    done = run_cli("run", "--base", base, "--head", head, "--out", str(repo.parent / f"out-{head}"), "--json",
+                   *(part for pattern in only for part in ("--only", pattern)), cwd=repo)
+    assert done.returncode in (0, 1, 3), done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+LOWER = {UTILS: ('function_chain.append(methodcaller("casefold"))', 'function_chain.append(methodcaller("lower"))')}
+
+
+def test_init_wrote_the_configuration_and_no_test_was_edited(natsort):
+    config = (natsort / ".witness.yml").read_text()
+    assert 'pytest: ["tests/"]' in config and 'impl: ["natsort/"]' in config, config
+    assert git(natsort, "diff", "--name-only", "HEAD~1", "HEAD").split() == [".witness.yml"]
+
+
+def test_a_real_regression_is_blocked_with_hypothesis_s_example_and_the_assertion(natsort):
+    branch(natsort, "lower", LOWER, message="lower is enough")
+    summary = gate(natsort, "main", "lower", CASEFOLD)
+    [row] = summary["properties"]
+    assert (summary["verdict"], row["label"]) == ("regression", "regression"), row
+    assert row["reason"].startswith("raise:AssertionError@tests/test_input_string_transform_factory.py:")
+    record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
+    assert "Falsifying example: test_input_string_transform_factory(" in record["observed"], record["observed"]
+    assert "AssertionError: assert " in record["observed"]
+
+
+def test_the_regression_with_its_test_weakened_is_a_mixed_edit(natsort):
+    weakened = {**LOWER, "tests/test_input_string_transform_factory.py": (
+        "(ns.IGNORECASE, lambda x: x.casefold()),", "(ns.IGNORECASE, lambda x: x.lower()),")}
+    branch(natsort, "lower-and-test", weakened, message="lower is enough; test agrees")
+    summary = gate(natsort, "main", "lower-and-test")
+    assert (summary["verdict"], summary["exit_code"], summary["properties"]) == ("mixed_edit", 1, [])
+    assert "tests/test_input_string_transform_factory.py" in summary["reason"]
+
+
+def test_a_fix_with_a_regression_test_beside_it_is_judged_and_passes(natsort):
+    branch(natsort, "buggy", LOWER, message="a base that has the bug")
+    regression_test = ("from natsort import natsorted, ns\n\n\n"
+                       "def test_sharp_s_sorts_as_ss():\n"
+                       "    assert natsorted(['sT', 'ßU'], alg=ns.IGNORECASE) == ['ßU', 'sT']\n")
+    fix = {UTILS: LOWER[UTILS][::-1], "tests/test_sharp_s.py": (None, regression_test)}
+    branch(natsort, "fix", fix, start="buggy", message="fold case properly, with a test")
+    summary = gate(natsort, "buggy", "fix", CASEFOLD)
+    [row] = summary["properties"]
+    assert (summary["verdict"], row["label"]) == ("pass", "pass"), row
+    record = json.loads(next((Path(summary["records"])).glob("*.attempt.json")).read_text())
+    assert any("tests/test_sharp_s.py" in note for note in record["notes"]), record["notes"]
+
+
+def test_input_transforms_kept_in_a_set_never_pass(natsort):
+    # which transform runs first follows the objects' addresses: Hypothesis sees the test fail and then not fail
+    # on the same example, and says so (FlakyFailure) in every row: the head is blocked on every run
+    text = (natsort / UTILS).read_text()
+    start = text.index("def input_string_transform_factory(")
+    body = text[start:text.index("\ndef ", start + 10)]
+    kept_in_a_set = body.replace("function_chain: list[StrToStr] = []", "function_chain: set[StrToStr] = set()")
+    branch(natsort, "set-order", {UTILS: (body, kept_in_a_set.replace("function_chain.append(", "function_chain.add("))},
+           message="each input transform once")
+    summary = gate(natsort, "main", "set-order", CASEFOLD)
+    [row] = summary["properties"]
+    assert summary["verdict"] != "pass" and summary["exit_code"] != 0, row
+    record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
+    assert "FlakyFailure" in row["reason"] + record["observed"], (row, record["observed"][:500])
+
+
+def test_a_readme_only_head_is_skipped(natsort):
+    branch(natsort, "docs", {"README.rst": ("natsort", "natsort (natural sorting)")}, message="docs")
+    summary = gate(natsort, "main", "docs")
+    assert (summary["verdict"], summary["exit_code"], summary["properties"]) == ("skipped", 0, [])
