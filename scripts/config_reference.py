@@ -84,10 +84,10 @@ properties:
   under the witness and on the check run. Hypothesis runs with its CI settings (no deadline, the blob
   printed) unless the oracle's `conftest.py` loads a profile of its own. A skipped test is no evidence
   (`transport:skipped`, a hold); an expected failure (`xfail`) passes.
-- A `prop_*` property that fails an `assert` says what it compared the same way (`AssertionError:
-  assert 'ßß' == 'ssss'`, `+  where 'ßß' = fold('ßß')`): when a property file of the run holds the
-  word `assert`, the judge has the gate's pytest and rewrites the file's assert statements as pytest
-  rewrites a test's. Any other exception a property raises is kept as observed too.
+- A `prop_*` property that fails a comparing `assert` says what it compared too (`AssertionError:
+  assert 'ßß' == 'ssss'`): the judge rewrites a property file's `assert left <op> right` statements
+  with the standard library only, so no package of its own can stand where the implementation's
+  module of that name would. Any other exception a property raises is kept as observed too.
 - An evaluation may not lock or watch files (see docs/SECURITY.md): code under test that keeps an
   SQLite database in a file should open it with `?vfs=unix-none` or use `:memory:`.
 

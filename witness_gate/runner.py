@@ -62,17 +62,6 @@ def _exit_code_of(verdict_line: bytes) -> tuple[int | None, bool]:
     return {"pass": 0, "fail": 1, "transport": 3}.get(verdict.get("outcome")), verdict.get("series") == "ends"
 
 
-def asserts_in(checkout: Path, relpaths) -> bool:
-    """Whether one of these property files holds the word `assert` (its judges then rewrite assert statements)."""
-    for relpath in relpaths:
-        try:
-            if b"assert" in read_inside(checkout, relpath, max_bytes=MAX_PROPERTY_BYTES):
-                return True
-        except (OSError, UnsafePath):
-            pass  # the evaluation meets what is wrong with it
-    return False
-
-
 def draw_layout() -> int:
     return secrets.randbelow(LAYOUTS - 1) + 1
 
@@ -150,9 +139,6 @@ class PropertyRunner:
     # the judge's third-party packages beyond the gate interpreter's: a trusted set-up's (the base's), never the head's
     judge_environment: Path | None = None
     tests: bool = False  # the run gates pytest tests: its judges get the gate's pytest and Hypothesis
-    # a property file of the run asserts: its judges get the gate's pytest too, whose rewriting of assert statements
-    # says what a failing one compared; None: this runner's own property file says
-    asserts: bool | None = None
     # replays at once (attempt._replay); without bubblewrap's pid namespace an orphan cannot be told to
     # belong to one evaluation or another, so there they run one after another
     parallel: int = field(default_factory=parallel_from_environment)
@@ -360,6 +346,7 @@ class PropertyRunner:
         except OSError:
             for fd in (verdict_r, judge_r, subject_stderr):
                 os.close(fd)
+            (inbox / name).unlink(missing_ok=True)
             sides.end_series(self.selector)
             return None
         finally:
@@ -553,8 +540,6 @@ class PropertyRunner:
             judge_env["WITNESS_ENV"] = self.sandbox.seen(self._judge_mounts()[0])
         if self._site_mounts():
             judge_env["WITNESS_JUDGE_SITE"] = self.sandbox.seen(self._site_mounts()[0])
-            if self._runs_tests:
-                judge_env["WITNESS_JUDGE_TESTS"] = "1"
             # Hypothesis's CI settings, read when it is imported: no deadline (a sandbox's timing is not the test's),
             # and a failure prints the @reproduce_failure that replays it; a profile the oracle's conftest.py loads wins
             judge_env["CI"] = "true"
@@ -574,17 +559,8 @@ class PropertyRunner:
     def _site_mounts(self) -> tuple[Mount, ...]:
         """The gate's own pytest and Hypothesis, read-only in the judge, when the run gates pytest tests (never
         settled: they are the gate's installed files, linked)."""
-        site = judge_site() if self._runs_tests or self._asserting() else None
+        site = judge_site() if self.tests or is_test(self.selector) else None
         return (Mount(site, JUDGE_SITE_MOUNT),) if site is not None else ()
-
-    @property
-    def _runs_tests(self) -> bool:
-        return self.tests or is_test(self.selector)
-
-    def _asserting(self) -> bool:
-        if self.asserts is None:
-            self.asserts = asserts_in(self._views().judge, [self.selector.partition("::")[0]])
-        return self.asserts
 
     def _evaluate_command(self, scratch: Path, payload: Any) -> Evaluation:
         """A runner-protocol command: oracle and implementation in one process, as the command has them."""

@@ -16,7 +16,7 @@ from witness_gate.environment import SetupOutcome
 from witness_gate.lock import Fixture, Lock
 from witness_gate.recordkey import RecordKey
 from witness_gate.sinks import FileSink, RecordSink
-from witness_gate.runner import Evaluation, PropertyRunner, Sides, asserts_in
+from witness_gate.runner import Evaluation, PropertyRunner, Sides
 from witness_gate.labels import path_matches
 from witness_gate.sandbox import Sandbox
 from witness_gate.sandbox.views import Views, split_checkout
@@ -83,7 +83,6 @@ class GateRun:
     _views: dict[Path, Views] | None = field(default=None, init=False, repr=False)
     _sides: dict[tuple[Path, str], Sides] = field(default_factory=dict, init=False, repr=False)
     _properties: tuple[str, ...] = field(default=(), init=False, repr=False)
-    _asserts: bool = field(default=False, init=False, repr=False)
     # where the code under test came from (head_sha, head_tree, base_sha, the tree that ran, oracle_paths laid
     # over it from the base): what `replay` checks a reviewer's directory against and rebuilds from
     source: dict[str, Any] = field(default_factory=dict)
@@ -94,8 +93,6 @@ class GateRun:
         results = []
         self._views = {}  # each checkout is split into the judge's and the subject's views once for every property
         self._properties = tuple(target.relpath for target in targets)  # the judge's, wherever they are
-        # one judge parent serves every property: it has pytest's assert rewriting if any property file asserts
-        self._asserts = self.config.command is None and asserts_in(self.checkout, self._properties)
         try:
             for index, target in enumerate(targets):
                 self.reporter.start(target, index + 1, len(targets))
@@ -148,7 +145,7 @@ class GateRun:
                 repo=self.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command, replays=self.policy.runs,
                 oracle=oracle_paths(self.config), new_modules=self.new_modules, **setup,
-                **({"tests": True} if self.config.pytest else {}), **self._asserting(),
+                **({"tests": True} if self.config.pytest else {}),
                 **self._views_of(self.checkout, binding.seed),
             )
             try:
@@ -173,10 +170,6 @@ class GateRun:
         result.record = attempt_record(result, self, lock, header)
         self._write(result)
         return result
-
-    def _asserting(self) -> dict[str, bool]:
-        """The runner's `asserts` keyword: a property file of the run asserts (else each runner reads its own)."""
-        return {"asserts": True} if self._asserts else {}
 
     def _judge_environment(self) -> Path | None:
         """The judge's set-up: the base's when there is a base (never the head's), else the one set-up there is
@@ -217,7 +210,7 @@ class GateRun:
         base = self.make_runner(repo=code.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
                                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
                                 replays=self.policy.runs, oracle=oracle_paths(self.config),
-                                **self._views_of(code.checkout, binding.seed), **self._asserting(),
+                                **self._views_of(code.checkout, binding.seed),
                                 **({"environment": code.environment, "judge_environment": code.environment}
                                    if code.environment else {}))
         try:

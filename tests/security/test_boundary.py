@@ -327,10 +327,10 @@ SHADOWED = {  # a regression (upper-cased values) in a module named like a packa
 
 
 @pytest.mark.parametrize("warm", [True, False])
-def test_an_implementation_module_named_like_the_judge_s_own_package_is_never_answered_by_the_judge(tmp_path, warm):
-    # the word "assert" gives the judge the gate's pytest, and with it a package named iniconfig: the property's
-    # import of the implementation's iniconfig found the judge's copy and never asked the implementation (found by a
-    # reviewing helper: a regression in src/iniconfig.py passed). Whatever the implementation does, no verdict.
+def test_an_asserting_property_s_judge_holds_no_package_that_could_answer_for_the_implementation(tmp_path, warm):
+    # asserts were once rewritten by the gate's pytest, which brought a package named iniconfig into the judge: the
+    # property's import of the implementation's iniconfig found the judge's copy and a regression in it passed (found
+    # by a reviewing helper). The rewriting is the standard library's now: the implementation is asked, and fails
     for relpath, text in SHADOWED.items():
         (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relpath).write_text(text)
@@ -340,8 +340,29 @@ def test_an_implementation_module_named_like_the_judge_s_own_package_is_never_an
         rows = [runner({}), runner.candidate({})]
     finally:
         runner.close()
-    assert [(r.outcome, r.reason) for r in rows] == [("transport", "shadowed")] * 2, [r.detail for r in rows]
-    assert "the oracle imports iniconfig" in rows[0].detail and "rename the implementation's module" in rows[0].detail
+    assert [(r.outcome, r.reason) for r in rows] == [("fail", "false")] * 2, [r.detail for r in rows]
+    assert rows[0].imports == ("iniconfig",)
+
+
+@pytest.mark.parametrize("how", ["from iniconfig import IniConfig",
+                                 "import importlib\nIniConfig = importlib.import_module('iniconfig').IniConfig"])
+def test_a_test_importing_a_name_the_judge_s_pytest_holds_gives_no_verdict(tmp_path, how):
+    # a repository's own test runs under the gate's pytest, which imports iniconfig itself: the judge cannot ask the
+    # implementation's iniconfig for anything, whichever way the test imports it (importlib went past an
+    # import-statement watch: found by a reviewing helper)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "src" / "iniconfig.py").write_text(SHADOWED["src/iniconfig.py"])
+    (tmp_path / "tests" / "test_ini.py").write_text(
+        how + "\n\n\ndef test_reads():\n    assert IniConfig('x.ini', data='[s]\\nk = v\\n').get('s', 'k') == 'v'\n")
+    runner = PropertyRunner(stage_directory(tmp_path), "pytest:tests/test_ini.py::test_reads", "1", Sandbox("bwrap"),
+                            timeout_seconds=30, oracle=("tests/",), tests=True)
+    try:
+        row = runner({})
+    finally:
+        runner.close()
+    assert (row.outcome, row.reason) == ("transport", "shadowed"), row.detail[-600:]
+    assert "the oracle imports iniconfig" in row.detail
 
 
 def test_a_warm_series_failing_for_another_reason_never_confirms_the_block():

@@ -68,6 +68,36 @@ def test_a_module_the_patch_adds_under_an_installed_package_s_name_never_answers
     assert result.verdict.label == "regression", result.verdict
 
 
+OPTIONAL_REFERENCE = '''
+from shop import total
+from witness_gate import contract
+
+try:  # a faster reference when one is installed
+    import simplejson as reference
+except ImportError:
+    import json as reference
+
+
+@contract(invariant="a total survives JSON", domain="orders")
+def prop_total_non_negative(fixture):
+    return all(reference.loads(reference.dumps(total(order))) >= 0 for order in fixture["orders"]) or "negative-total"
+'''
+
+
+def test_a_module_the_patch_adds_never_answers_an_import_the_oracle_makes(git_repo, tmp_path):
+    # the base's oracle imports an optional reference it does not have; the patch adds one that agrees with its
+    # regression (found by a reviewing helper: it passed). A name the patch added is never the implementation's for
+    # the oracle: it meets what it met on the base
+    git_repo.commit({".witness.yml": "version: 1\npolicy:\n  runs: 3\n", "src/shop.py": TOTAL,
+                     "tests/properties/test_shop.py": OPTIONAL_REFERENCE,
+                     "tests/fixtures/prop_total_non_negative.json": FIXTURE}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/shop.py": REGRESSION, "src/simplejson.py": "def dumps(v):\n    return '0'\n\n\n"
+                     "def loads(text):\n    return 0\n"}, "patch")
+    [result] = gate(git_repo, tmp_path / "out").results
+    assert result.verdict.label == "regression", result.verdict
+
+
 MAP_PROPS = '''
 from shop import total
 from witness_gate import contract

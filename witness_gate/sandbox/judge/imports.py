@@ -39,13 +39,13 @@ class SubjectModules:
     def __init__(self, peer: Peer, names, root: str, new=()) -> None:
         self.peer = peer
         self.names = subject_names(tuple(names), root)
-        self.new = frozenset(new)  # names the patch added: a package of the judge's own of that name wins
+        self.new = frozenset(new)  # names the patch added: never the implementation's, for an oracle written without them
 
     def find_spec(self, fullname, path=None, target=None):
         top = fullname.partition(".")[0]
         if top not in self.names:
             return None
-        if top in self.new and importlib.machinery.PathFinder.find_spec(top) is not None:
+        if top in self.new:  # the oracle meets what it met on the base (the judge's own package, or none)
             return None
         return importlib.machinery.ModuleSpec(fullname, self, origin="the implementation's process")
 

@@ -42,11 +42,8 @@ def warm() -> None:
     import socket
 
     _import_standard([*WIRE_MODULES, *os.environ.get("WITNESS_WARM_IMPORTS", "").split(",")])
-    if os.environ.get("WITNESS_JUDGE_TESTS"):
-        _import_test_runner()
     if os.environ.get("WITNESS_JUDGE_SITE"):
-        _import_standard(["ast"])
-        _import_rewriter()
+        _import_test_runner()
 
     from witness_gate.sandbox.judge.imports import subject_names
     from witness_gate.sandbox.wire.frames import loads
@@ -138,19 +135,9 @@ def _import_test_runner() -> None:
         pass
 
 
-def _import_rewriter():
-    """pytest's rewriting of assert statements, from the gate's own pytest when the judge has it; else None."""
-    try:
-        from _pytest.assertion.rewrite import rewrite_asserts
-
-        return rewrite_asserts
-    except Exception:  # noqa: BLE001 - asserts then fail as plain ones do
-        return None
-
-
 def _precompile(relpath: str) -> None:
     """A property's module compiled (never run) once, for every later child: it is the oracle's file, read-only here.
-    Its assert statements are rewritten as pytest rewrites a test's, so a failing one says what it compared."""
+    Its comparing assert statements are rewritten to say what they compared when they fail (judge/asserts.py)."""
     from witness_gate.sandbox.wire import importpath
 
     path = os.path.join(os.getcwd(), relpath)
@@ -165,16 +152,12 @@ def _precompile(relpath: str) -> None:
 
 
 def _compile(source: bytes, path: str):
-    rewrite = _import_rewriter() if b"assert" in source and os.environ.get("WITNESS_JUDGE_SITE") else None
-    if rewrite is not None:
+    if b"assert" in source:
         import ast
 
-        tree = ast.parse(source, path)
-        try:
-            rewrite(tree, source, path, None)
-            return compile(tree, path, "exec", dont_inherit=True)
-        except Exception:  # noqa: BLE001 - what pytest could not rewrite runs as written
-            pass
+        from witness_gate.sandbox.judge.asserts import rewrite
+
+        return compile(rewrite(ast.parse(source, path)), path, "exec", dont_inherit=True)
     return compile(source, path, "exec", dont_inherit=True)
 
 
@@ -183,7 +166,7 @@ def _prepare() -> None:
     sys.path[:0] = [GATE]
     import witness_gate  # noqa: F401 - the gate's package, first on the path: the property's `contract`
     from witness_gate.sandbox.wire.importpath import arrange_path
-    from witness_gate.sandbox.judge import classes, handles, imports, inplace, peer, tests, verdicts  # noqa: F401
+    from witness_gate.sandbox.judge import asserts, classes, handles, imports, inplace, peer, tests, verdicts  # noqa: F401
     from witness_gate.sandbox.wire import frames, importpath  # noqa: F401
 
     for line in arrange_path(os.getcwd(), os.environ.get("WITNESS_ENV", "")):  # a trusted set-up's packages, last
@@ -276,6 +259,7 @@ class _State:
     def __init__(self) -> None:
         import builtins
         import decimal
+        import importlib
         import signal
         import threading
         import warnings
@@ -283,6 +267,7 @@ class _State:
         self.modules = set(sys.modules)
         self.meta_path, self.path, self.hooks = list(sys.meta_path), list(sys.path), list(sys.path_hooks)
         self.import_, self.streams = builtins.__import__, (sys.stdout, sys.stderr)
+        self.importlib = (importlib.__import__, importlib.import_module)
         self.cwd, self.limit, self.environ = os.getcwd(), sys.getrecursionlimit(), dict(os.environ)
         self.threads = threading.active_count()
         self.warnings, self.decimal = list(warnings.filters), decimal.getcontext().copy()
@@ -295,6 +280,7 @@ class _State:
         """Put it back; False when something cannot be (a thread still running, a working directory gone)."""
         import builtins
         import decimal
+        import importlib
         import signal
         import threading
         import time
@@ -305,6 +291,7 @@ class _State:
         sys.meta_path[:], sys.path[:], sys.path_hooks[:] = self.meta_path, self.path, self.hooks
         sys.path_importer_cache.clear()
         builtins.__import__, (sys.stdout, sys.stderr) = self.import_, self.streams
+        importlib.__import__, importlib.import_module = self.importlib
         sys.setrecursionlimit(self.limit)
         if os.environ != self.environ:
             zone = os.environ.get("TZ")
@@ -335,8 +322,7 @@ def _signals() -> list[int]:
 def _logging_state():
     """The root logger's level and handlers, when logging is loaded (a series ends when an evaluation changed them)."""
     logging = sys.modules.get("logging")
-    return None if logging is None else (logging.root.level, tuple(logging.root.handlers),
-                                         len(logging.Logger.manager.loggerDict))
+    return None if logging is None else (logging.root.level, tuple(logging.root.handlers))
 
 
 class _Verdict(BaseException):
@@ -431,23 +417,39 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
 
 def watch_shadowed(finder, root: str) -> set[str]:
     """The implementation's names (none the patch added) that this process has a module of its own for already (the
-    gate's pytest and what it imports): an oracle file importing one would get the judge's copy, never the
-    implementation's. Returned, and filled as oracle files import them, so the evaluation gives no verdict."""
+    gate's pytest and what it imports, in a run of tests): the oracle importing one would get the judge's copy, never
+    the implementation's. Returns the set of those the oracle imported, filled as it runs (an import statement,
+    importlib's, pytest.importorskip: any import made while a frame of the checkout's files is on the stack), so the
+    evaluation gives no verdict."""
     own = {name for name in finder.names - finder.new if name in sys.modules}
     seen: set[str] = set()
     if not own:
         return seen
     import builtins
+    import importlib
 
-    original, inside = builtins.__import__, os.path.realpath(root) + os.sep
+    inside = os.path.realpath(root) + os.sep
 
-    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
-        top = name.partition(".")[0]
-        if not level and top in own and str((globals or {}).get("__file__") or "").startswith(inside):
-            seen.add(top)
-        return original(name, globals, locals, fromlist, level)
+    def oracle_asks(name) -> bool:
+        if str(name).partition(".")[0] not in own:
+            return False
+        frame = sys._getframe(2)
+        while frame is not None:
+            if str(frame.f_globals.get("__file__") or "").startswith(inside):
+                return True
+            frame = frame.f_back
+        return False
 
-    builtins.__import__ = __import__
+    def watching(original, leading):
+        def imported(name, *args, **kwargs):
+            if (leading or not (args[3] if len(args) > 3 else kwargs.get("level", 0))) and oracle_asks(name):
+                seen.add(str(name).partition(".")[0])
+            return original(name, *args, **kwargs)
+        return imported
+
+    builtins.__import__ = watching(builtins.__import__, False)
+    importlib.__import__ = watching(importlib.__import__, False)
+    importlib.import_module = watching(importlib.import_module, True)
     return seen
 
 
