@@ -49,10 +49,10 @@ RUN = """
 <tr><th>conclusion</th><td class="{{ run.conclusion }}">{{ run.conclusion or "-" }}</td></tr>
 </table>
 <h2>properties</h2>
-<table id="attempts"><tr><th>property</th><th>label</th><th>replays</th><th>failures/runs</th></tr>
+<table id="attempts"><tr><th>property</th><th>label</th><th>replays</th><th>failures/runs</th><th>freeze</th></tr>
 {% for a in attempts %}<tr><td><a href="{{ a.id }}"><code>{{ shown(a.record.assertion_id) }}</code></a></td>
 <td class="{{ a.label }}">{{ shown(a.label) }}</td><td>{{ strips[a.id]|safe }}</td>
-<td>{{ a.record.failures }}/{{ a.record.runs }}</td></tr>{% endfor %}</table>
+<td>{{ a.record.failures }}/{{ a.record.runs }}</td><td>{{ freezes[a.id] }}</td></tr>{% endfor %}</table>
 """
 
 ADMIN = """
@@ -129,13 +129,7 @@ def record_page(record: dict[str, Any]) -> str:
                                             None)))
     standing = record.get("freeze_standing")
     if standing:
-        said = f"{standing['state']}"
-        if standing.get("accepted_by"):
-            said += f" by @{standing['accepted_by']}"
-        if standing.get("expires_at"):
-            said += f" until {standing['expires_at']}"
-        if standing.get("ended_by"):
-            said += f"; ended by @{standing['ended_by']} at {standing['ended_at']}"
+        said = standing_said(standing)
         trail = "; ".join(f"{e['at']} {e['action']} by {e['actor']}" for e in standing.get("events") or [])
         identifiers.append(("freeze", shown(said, None)))
         identifiers.append(("freeze trail", shown(trail, None)))
@@ -148,11 +142,26 @@ def record_page(record: dict[str, Any]) -> str:
     return _page(f"{record.get('label')} · {record.get('assertion_id')}", body)
 
 
-def run_page(run, attempts) -> str:
+def run_page(run, standings) -> str:
+    """A gate run's page: each attempt (with where the freeze of its witness stands, `standings` pairs them)."""
+    attempts = [a for a, _ in standings]
     strips = {a.id: strip_svg(a.record.get("replays") or a.record.get("first_runs") or [], element_id=f"strip-{a.id}")
               for a in attempts}
+    freezes = {a.id: shown(standing_said(standing), None) if standing else "-" for a, standing in standings}
     return _page(f"{run.repo}#{run.pr_number}", render_template_string(RUN, run=run, attempts=attempts, strips=strips,
-                                                                       shown=_shown_none))
+                                                                       freezes=freezes, shown=_shown_none))
+
+
+def standing_said(standing: dict[str, Any]) -> str:
+    """A freeze's standing in one line: its state, who accepted it and until when, who ended it and when."""
+    said = f"{standing['state']}"
+    if standing.get("accepted_by"):
+        said += f" by @{standing['accepted_by']}"
+    if standing.get("expires_at"):
+        said += f" until {standing['expires_at']}"
+    if standing.get("ended_by"):
+        said += f"; ended by @{standing['ended_by']} at {standing['ended_at']}"
+    return said
 
 
 def admin_page(runs, attempts, freezes, now: datetime | None = None) -> str:

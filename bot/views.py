@@ -45,7 +45,8 @@ def record(record_id: str) -> Response:
     if not request.args.get("download") and wants == "text/html":  # a browser, from details_url
         if body["kind"] == "attempt":
             return Response(pages.record_page(body), mimetype="text/html")
-        return Response(pages.run_page(store.get_run(record_id), store.attempts(record_id)), mimetype="text/html")
+        run = store.get_run(record_id)
+        return Response(pages.run_page(run, run_standings(store, run)), mimetype="text/html")
     response = jsonify(body)
     if request.args.get("download"):
         response.headers["Content-Disposition"] = f'attachment; filename="witness-{record_id}.json"'
@@ -83,6 +84,14 @@ def find_record(store: Store, record_id: str) -> dict[str, Any] | None:
         "kind": "gate_run", "record_id": run.id, "repo": run.repo, "pr_number": run.pr_number,
         "head_sha": run.head_sha, "base_sha": run.base_sha, "status": run.status, "label": run.label,
         "conclusion": run.conclusion, "patch_digest": run.patch_digest, "details": run.details,
-        "attempts": [{"record_id": a.id, "assertion_id": a.assertion_id, "label": a.label}
-                     for a in store.attempts(run.id)],
+        "attempts": [{"record_id": a.id, "assertion_id": a.assertion_id, "label": a.label,
+                      "freeze_standing": standing} for a, standing in run_standings(store, run)],
     }
+
+
+def run_standings(store: Store, run) -> list[tuple[Any, dict[str, Any] | None]]:
+    """Each attempt of a gate run with where the freeze of its witness stands now (None: there is none): a reviewer
+    lands on the run's record, and sees there what was accepted, by whom and until when, or that it ended."""
+    ledger = Ledger(store)
+    return [(a, ledger.standing(run.repo, a.assertion_id or "", a.record["witness_hash"])
+             if a.record.get("witness_hash") else None) for a in store.attempts(run.id)]

@@ -105,6 +105,18 @@ def test_revoke_ends_an_accepted_freeze_now(stack, double, tmp_path):
     events = ledger.events(freeze.id)
     assert [(e.action, e.actor) for e in events] == [("propose", "witness-gate"), ("accept", "owner"),
                                                     ("revoke", "maintainer")]
+    # the record a reviewer lands on (the check run's details_url, a gate run's) says where each freeze stands, as
+    # JSON, as the download and as its page (issue "What broke when it was tried...", point 4)
+    import requests
+
+    details = latest(double, head)["details_url"]
+    for url in (details, details + "?download=1"):
+        run_record = requests.get(url, timeout=5).json()
+        assert run_record["kind"] == "gate_run"
+        [standing] = [a["freeze_standing"] for a in run_record["attempts"] if a["freeze_standing"]]
+        assert (standing["state"], standing["accepted_by"], standing["ended_by"]) == ("revoked", "owner", "maintainer")
+    page = requests.get(details, headers={"Accept": "text/html"}, timeout=5).text
+    assert "revoked by @owner until" in page and "ended by @maintainer at" in page, page
 
 
 def test_accepting_and_revoking_moves_every_open_head_the_freeze_names(stack, double, tmp_path):

@@ -100,8 +100,8 @@ def test_a_fix_with_a_regression_test_beside_it_is_judged_and_passes(natsort):
 
 
 def test_input_transforms_kept_in_a_set_never_pass(natsort):
-    # which transform runs first follows the objects' addresses: Hypothesis sees the test fail and then not fail
-    # on the same example, and says so (FlakyFailure) in every row: the head is blocked on every run
+    # which transform runs first follows the objects' addresses: Hypothesis finds a failing example in every row
+    # (and often sees it pass when it replays it, FlakyFailure): the head is blocked on every run, as regression
     text = (natsort / UTILS).read_text()
     start = text.index("def input_string_transform_factory(")
     body = text[start:text.index("\ndef ", start + 10)]
@@ -111,8 +111,7 @@ def test_input_transforms_kept_in_a_set_never_pass(natsort):
     summary = gate(natsort, "main", "set-order", CASEFOLD)
     [row] = summary["properties"]
     assert summary["verdict"] != "pass" and summary["exit_code"] != 0, row
-    record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
-    assert "FlakyFailure" in row["reason"] + record["observed"], (row, record["observed"][:500])
+    assert row["reason"].split("@")[0] in ("raise:AssertionError", "raise:FlakyFailure"), row
 
 
 def test_a_readme_only_head_is_skipped(natsort):

@@ -223,7 +223,7 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
                                  f"{len(targets)}, e.g. {', '.join(t.assertion_id for t in targets[:3])}")
             header += f"; only {len(chosen)} of {len(targets)} properties (--only): no verdict on the others"
             targets = chosen
-        new_modules = new_top_modules(checkout, split.code, lambda path: gitrepo.show(repo, c.fork, path) is not None)
+        new_modules = new_top_modules(split.code, lambda path: gitrepo.show(repo, c.fork, path) is not None)
         setup = SetupOutcome()
         if not holds:  # the set-up runs code of the head too: only on the exact code under test
             setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=default_cache(),

@@ -80,9 +80,9 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     head_tree = api.commit_tree(head)
     directory, matches = checkout(api, target["repo"], head, head_tree, cache=ctx.settings.cache, base_sha=base,
                                   oracle=plans.oracle_from_base(config, split.oracle_changed))
-    # top-level modules the patch adds (the base's names only): the judge's own package of such a name wins
+    # top-level names the patch adds: the oracle never gets one from the implementation
     fork = fork_of()
-    details["new_modules"] = list(new_top_modules(directory, split.code,
+    details["new_modules"] = list(new_top_modules(split.code,
                                                   lambda path: api.file_at(path, fork) is not None))
     ctx.store.update_run(run.id, details=details)
     digest = patch_digest(api.commit_tree(base), head_tree)

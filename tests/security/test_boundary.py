@@ -365,6 +365,34 @@ def test_a_test_importing_a_name_the_judge_s_pytest_holds_gives_no_verdict(tmp_p
     assert "the oracle imports iniconfig" in row.detail
 
 
+STAR = {  # the implementation names what a star import brings into the property's module: AssertionError too
+    "src/orders.py": "__all__ = ['line_total', 'AssertionError']\nAssertionError = ValueError\n\n\n"
+                     "def line_total(line):\n    return line['qty'] * line['price'] - 5\n",
+    "tests/properties/test_star.py": (
+        "from orders import *\n\n\n"
+        "def prop_line_total(fixture):\n    for line in fixture['lines']:\n        try:\n"
+        "            assert line_total(line) == line['qty'] * line['price']\n"
+        "        except ValueError:  # a line the property cannot price\n            continue\n    return True\n"),
+}
+
+
+@pytest.mark.parametrize("warm", [True, False])
+def test_a_failing_assert_raises_the_real_assertion_error_whatever_the_module_calls_it(tmp_path, warm):
+    # the rewritten assert once raised the name AssertionError from the property's globals, which a star import of the
+    # implementation could make ValueError, caught by the property: a regression passed (found by a reviewing helper)
+    for relpath, text in STAR.items():
+        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relpath).write_text(text)
+    runner = PropertyRunner(stage_directory(tmp_path), "tests/properties/test_star.py::prop_line_total", "1",
+                            Sandbox("bwrap"), timeout_seconds=20, warm=warm)
+    try:
+        row = runner({"lines": [{"qty": 2, "price": 3}]})
+    finally:
+        runner.close()
+    assert (row.outcome, row.reason) == ("fail", "raise:AssertionError@tests/properties/test_star.py:7"), row.detail
+    assert row.observed == "AssertionError: assert 1 == 6"
+
+
 def test_a_warm_series_failing_for_another_reason_never_confirms_the_block():
     # in the series judge a property met what a cold judge does not (signal.signal off the main thread): its warm
     # replays all failed, for another reason than the first run's, and were kept as the witness's replays

@@ -98,6 +98,19 @@ def test_a_module_the_patch_adds_never_answers_an_import_the_oracle_makes(git_re
     assert result.verdict.label == "regression", result.verdict
 
 
+@pytest.mark.parametrize("changed, base, new", [
+    (["src/orders/__init__.py"], {"src/orders.py"}, ()),  # a module made a package: not new (found by a helper)
+    (["orders.py"], {"src/orders.py"}, ()),  # moved out of src/
+    (["src/simplejson"], set(), ("simplejson",)),  # a link: a name like any other (a helper's way around it)
+    (["src/simplejson/__init__.py", "src/shop.py"], {"src/shop.py"}, ("simplejson",)),
+    (["src/ns/data.txt"], {"src/ns"}, ()),  # a namespace folder the base had
+])
+def test_a_name_is_new_when_the_base_had_no_module_of_it_in_any_layout(changed, base, new):
+    from witness_gate.sandbox.names import new_top_modules
+
+    assert new_top_modules(changed, lambda path: path in base) == new
+
+
 MAP_PROPS = '''
 from shop import total
 from witness_gate import contract

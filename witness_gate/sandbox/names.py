@@ -1,55 +1,36 @@
-"""Which top-level module names a change adds to the repository's import path: where the judge's own package of that
-name (installed, or the trusted set-up's) must win over the patch's, which would otherwise answer for it."""
+"""Which top-level module names a change adds to the repository's import path: the oracle, written without them, never
+gets one from the implementation (it meets what it met on the base: the judge's own package of the name, or none)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
-from pathlib import Path
-
-MAX_FILES_ASKED = 20  # files of one new name looked up at the base: a name any of them had there is not new
 
 
 def top_level_module(path: str) -> str | None:
     """The module name `path` (relative to the checkout) gives the repository's import path, if any: `x.py`, `x/...`,
-    `src/x.py`, `src/x/...` give `x`."""
+    `src/x.py`, `src/x/...` give `x`; so does an entry `x` or `src/x` itself (a link import may follow)."""
     parts = path.split("/")
     if parts[0] == "src" and len(parts) > 1:
         parts = parts[1:]
     name = parts[0]
-    if len(parts) == 1:
-        if not name.endswith(".py"):
-            return None
+    if len(parts) == 1 and name.endswith(".py"):
         name = name[:-3]
     return name if name.isidentifier() else None
 
 
-def new_top_modules(checkout: Path, changed: Iterable[str], base_has: Callable[[str], bool]) -> tuple[str, ...]:
-    """Each top-level module the change gives the repository's import path that the base did not have: a module file or
-    a package's `__init__.py` the base lacked, or a folder of Python files none of which (at most MAX_FILES_ASKED
-    asked) the base had."""
+def new_top_modules(changed: Iterable[str], base_has: Callable[[str], bool]) -> tuple[str, ...]:
+    """Each top-level name the change gives the repository's import path that the base had no module of, in any
+    layout (`x.py`, `x/`, at the root or in `src/`): a module moved from one layout to another is not new, and a link
+    is a name like any other."""
     found: list[str] = []
     for path in sorted(set(changed)):
         name = top_level_module(path)
         if name is None or name in found:
             continue
-        prefix = "src/" if path.startswith("src/") and path != "src" else ""
-        regular = [f for f in (f"{prefix}{name}.py", f"{prefix}{name}/__init__.py") if (checkout / f).is_file()]
-        files = regular or _python_files_under(checkout / f"{prefix}{name}", checkout)
-        if files and not any(base_has(f) for f in files[:MAX_FILES_ASKED]):
+        if not any(base_has(where) for where in (f"{name}.py", f"src/{name}.py", f"{name}/__init__.py",
+                                                  f"src/{name}/__init__.py", name, f"src/{name}")):
             found.append(name)
     return tuple(found)
-
-
-def _python_files_under(folder: Path, checkout: Path) -> list[str]:
-    found: list[str] = []
-    if folder.is_dir() and not folder.is_symlink():
-        for top, dirs, names in os.walk(folder):
-            dirs.sort()
-            found += sorted(os.path.relpath(os.path.join(top, n), checkout) for n in names if n.endswith(".py"))
-            if len(found) > MAX_FILES_ASKED:
-                break
-    return found
 
 
 def imported_names(source: str, modules: Iterable[str]) -> tuple[str, ...]:

@@ -2,9 +2,10 @@
 the standard library only: no package of the judge's own may stand where the implementation's module of that name
 would (a third-party rewriter's imports did, and answered for the implementation).
 
-Each such statement becomes: both sides evaluated once, left first, into names of its own, then compared; a false
-comparison raises AssertionError at the statement's line with its message, or with the two values' reprs and the
-operator. Every other assert stays as written.
+Each such statement without a message of its own becomes: both sides evaluated once, left first, into names of its
+own, then a real `assert` of their comparison whose message is a marked tuple of the two values and the operator; the
+judge makes that the text (`explained`) when it catches the AssertionError. Nothing in it is looked up by name in the
+property's module, where `from implementation import *` could have put anything. Every other assert stays as written.
 """
 
 from __future__ import annotations
@@ -22,8 +23,16 @@ def rewrite(tree: ast.Module) -> ast.Module:
     return ast.fix_missing_locations(tree)
 
 
-def explain(left, operator: str, right) -> str:
-    """What a failed comparison compared: each side's repr, cut to REPR_CHARS (a repr that raises says so)."""
+MARK = "witness-gate: compared"  # the first item of a rewritten assert's message
+
+
+def explained(exc: BaseException) -> str | None:
+    """The text of a rewritten assert's failure (`assert 'ßß' == 'ssss'`), or None for any other exception."""
+    args = getattr(exc, "args", ())
+    if type(exc) is not AssertionError or len(args) != 1 or type(args[0]) is not tuple or len(args[0]) != 4 \
+            or args[0][0] != MARK or args[0][2] not in _OPERATORS.values():
+        return None
+    _, left, operator, right = args[0]
     return f"assert {_repr(left)} {operator} {_repr(right)}"
 
 
@@ -41,31 +50,19 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Assert(self, node: ast.Assert):
         test = node.test
-        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _OPERATORS):
+        if node.msg is not None or not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                                        and type(test.ops[0]) in _OPERATORS):
             return node
         self.count += 1
         left, right = f"_witness_left_{self.count}", f"_witness_right_{self.count}"
-        message = node.msg if node.msg is not None else ast.Call(
-            func=ast.Attribute(value=ast.Call(func=ast.Name("__import__", ast.Load()),
-                                              args=[ast.Constant("witness_gate.sandbox.judge.asserts")],
-                                              keywords=[ast.keyword("fromlist", ast.List([ast.Constant("explain")],
-                                                                                         ast.Load()))]),
-                               attr="explain", ctx=ast.Load()),
-            args=[ast.Name(left, ast.Load()), ast.Constant(_OPERATORS[type(test.ops[0])]), ast.Name(right, ast.Load())],
-            keywords=[])
-        compared = ast.Compare(left=ast.Name(left, ast.Load()), ops=test.ops,
-                               comparators=[ast.Name(right, ast.Load())])
-        statements = [
-            ast.Assign(targets=[ast.Name(left, ast.Store())], value=test.left),
-            ast.Assign(targets=[ast.Name(right, ast.Store())], value=test.comparators[0]),
-            ast.If(test=ast.UnaryOp(ast.Not(), compared),
-                   body=[ast.Raise(exc=ast.Call(func=ast.Name("AssertionError", ast.Load()), args=[message],
-                                                keywords=[]), cause=None)],
-                   orelse=[]),
-        ]
+        compared = ast.Compare(left=ast.Name(left, ast.Load()), ops=test.ops, comparators=[ast.Name(right, ast.Load())])
+        message = ast.Tuple([ast.Constant(MARK), ast.Name(left, ast.Load()), ast.Constant(_OPERATORS[type(test.ops[0])]),
+                             ast.Name(right, ast.Load())], ast.Load())
+        statements = [ast.Assign(targets=[ast.Name(left, ast.Store())], value=test.left),
+                      ast.Assign(targets=[ast.Name(right, ast.Store())], value=test.comparators[0]),
+                      ast.Assert(test=compared, msg=message)]
         for statement in statements:
-            ast.copy_location(statement, node)
             for inner in ast.walk(statement):
-                if not hasattr(inner, "lineno") or inner.lineno is None:
+                if isinstance(inner, (ast.expr, ast.stmt)) and getattr(inner, "lineno", None) is None:
                     ast.copy_location(inner, node)
         return statements

@@ -147,8 +147,8 @@ def _precompile(relpath: str) -> None:
         with open(path, "rb") as handle:
             source = handle.read()
         importpath.COMPILED[path] = (source, _compile(source, path))
-    except (OSError, SyntaxError, ValueError):
-        pass  # each evaluation meets the same problem itself
+    except Exception:  # noqa: BLE001 - unreadable, not Python, too deep: each evaluation meets the same problem itself
+        pass
 
 
 def _compile(source: bytes, path: str):
@@ -157,7 +157,12 @@ def _compile(source: bytes, path: str):
 
         from witness_gate.sandbox.judge.asserts import rewrite
 
-        return compile(rewrite(ast.parse(source, path)), path, "exec", dont_inherit=True)
+        try:
+            return compile(rewrite(ast.parse(source, path)), path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            raise
+        except Exception:  # noqa: BLE001 - too deep to rewrite (RecursionError): it runs as written
+            pass
     return compile(source, path, "exec", dont_inherit=True)
 
 
@@ -341,7 +346,7 @@ def _judge(wire: int, fixture: str, selector: str) -> tuple[str, str | None, str
 def _evaluate(wire: int, fixture: str, selector: str) -> None:
     import time
 
-    from witness_gate.sandbox.judge import tests
+    from witness_gate.sandbox.judge import asserts, tests
     from witness_gate.sandbox.judge.imports import SubjectModules
     from witness_gate.sandbox.judge.inplace import containers
     from witness_gate.sandbox.judge.peer import Peer
@@ -404,6 +409,10 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
         outcome, reason = "fail", _blame(exc, root, None, usable_reason) or usable_reason(
             f"raise:{type(exc).__name__[:80]}@?")
         observed = _one_line(exc)
+        compared = asserts.explained(exc)  # a rewritten assert's two values and operator, as text
+        if compared is not None:
+            exc.args = (compared,)
+            observed = f"AssertionError: {compared}"
         _print_exception(exc)
     if peer.fault is not None:  # whatever the property made of it, a broken boundary gives no verdict
         finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
