@@ -248,6 +248,14 @@ def test_a_warm_pair_serves_candidates_and_says_so(checkout):
         ("fail", "negative", "split-cold"), ("fail", "negative", "split-warm"), ("fail", "negative", "split-warm")]
 
 
+def staged(root, files: dict[str, str]):
+    """A checkout of `files` (relpath -> text), staged for the sandbox."""
+    for relpath, text in files.items():
+        (root / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (root / relpath).write_text(text)
+    return stage_directory(root)
+
+
 SERIES = {
     "src/counter.py": "CALLS = []\n\n\ndef count():\n    CALLS.append(1)\n    return len(CALLS)\n",
     "tests/properties/helper.py": "SEEN = []\n",
@@ -295,10 +303,7 @@ def prop_fresh(fixture):
 def test_shrink_candidates_sent_to_one_judge_start_from_what_a_fresh_one_has(tmp_path):
     # a property's candidates go to one judge, one after another, which puts back what each changed; its rows are
     # split-warm (they steer a shrink and decide nothing else) and each still has a subject of its own
-    for relpath, text in SERIES.items():
-        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relpath).write_text(text)
-    runner = PropertyRunner(stage_directory(tmp_path), "tests/properties/test_series.py::prop_fresh", "1",
+    runner = PropertyRunner(staged(tmp_path, SERIES), "tests/properties/test_series.py::prop_fresh", "1",
                             Sandbox("bwrap"), timeout_seconds=20)
     try:
         rows = [runner({})] + [runner.candidate({}) for _ in range(3)]
@@ -331,10 +336,7 @@ def test_an_asserting_property_s_judge_holds_no_package_that_could_answer_for_th
     # asserts were once rewritten by the gate's pytest, which brought a package named iniconfig into the judge: the
     # property's import of the implementation's iniconfig found the judge's copy and a regression in it passed (found
     # by a reviewing helper). The rewriting is the standard library's now: the implementation is asked, and fails
-    for relpath, text in SHADOWED.items():
-        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relpath).write_text(text)
-    runner = PropertyRunner(stage_directory(tmp_path), "tests/properties/test_ini.py::prop_reads", "1",
+    runner = PropertyRunner(staged(tmp_path, SHADOWED), "tests/properties/test_ini.py::prop_reads", "1",
                             Sandbox("bwrap"), timeout_seconds=20, warm=warm)
     try:
         rows = [runner({}), runner.candidate({})]
@@ -380,10 +382,7 @@ STAR = {  # the implementation names what a star import brings into the property
 def test_a_failing_assert_raises_the_real_assertion_error_whatever_the_module_calls_it(tmp_path, warm):
     # the rewritten assert once raised the name AssertionError from the property's globals, which a star import of the
     # implementation could make ValueError, caught by the property: a regression passed (found by a reviewing helper)
-    for relpath, text in STAR.items():
-        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relpath).write_text(text)
-    runner = PropertyRunner(stage_directory(tmp_path), "tests/properties/test_star.py::prop_line_total", "1",
+    runner = PropertyRunner(staged(tmp_path, STAR), "tests/properties/test_star.py::prop_line_total", "1",
                             Sandbox("bwrap"), timeout_seconds=20, warm=warm)
     try:
         row = runner({"lines": [{"qty": 2, "price": 3}]})
