@@ -226,6 +226,10 @@ def test_a_daemon_a_property_leaves_ends_with_its_evaluation_while_the_runner_go
             row = runner({"daemon_name": DAEMON})
             assert (row.outcome, row.isolation) == ("pass", "split-cold"), row.detail
             assert daemons() == []
+        for _ in range(2):  # a shrink candidate's, in the property's series judge, which goes on
+            row = runner.candidate({"daemon_name": DAEMON})
+            assert (row.outcome, row.isolation) == ("pass", "split-warm"), row.detail
+            assert daemons() == []
     finally:
         runner.close()
 

@@ -64,8 +64,8 @@ def warm() -> None:
                 poller.unregister(fd)
                 os.close(fd)
                 _, status = os.waitpid(pid, 0)
+                end_orphans({child for child, _ in children.values()})  # what it left running ends with it
                 control.sendall(f"{seq} {os.waitstatus_to_exitcode(status)}\n".encode())
-                end_orphans({child for child, _ in children.values()})  # what it left running, before the next fork
                 continue
             data, fds, _flags, _address = socket.recv_fds(control, 1 << 16, 3)
             message = loads(data) if data else None
@@ -228,6 +228,9 @@ def serve_series(control_fd: int, selector: str) -> None:
 
     from witness_gate.sandbox.wire.frames import loads
 
+    from witness_gate.sandbox.wire.leftovers import become_subreaper
+
+    become_subreaper()  # what an evaluation starts and leaves comes back here, and ends with it (_State.restore)
     control = socket.socket(fileno=control_fd)
     quiet = os.open(os.devnull, os.O_WRONLY)
     before = _State()
@@ -259,7 +262,8 @@ class _State:
     """What an evaluation may change in the judge's process, which a series judge puts back after each one: the
     modules it imported (the property's, the implementation's proxies), the import system, the working directory, the
     environment and the time zone, the standard streams, the recursion limit, warning filters, the umask, signal
-    handlers and the decimal context. A thread left running, or a logging set-up changed, cannot be: the series ends."""
+    handlers and the decimal context; a process it started is ended. A thread left running, or a logging set-up
+    changed, cannot be put back: the series ends."""
 
     def __init__(self) -> None:
         import builtins
@@ -311,6 +315,9 @@ class _State:
         for number, handler in self.signals.items():
             if signal.getsignal(number) is not handler and handler is not None:
                 signal.signal(number, handler)
+        from witness_gate.sandbox.wire.leftovers import end_orphans
+
+        end_orphans(())  # a process the evaluation started ends with it, as a forked judge's did
         try:
             os.chdir(self.cwd)
         except OSError:
