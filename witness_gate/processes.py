@@ -78,9 +78,12 @@ def spawn(argv: list[str], *, cwd: str, env: dict[str, str], preexec: Callable[[
 
 def _drop(stream) -> None:
     """Read `stream` to its end and forget it."""
-    with stream:
-        while stream.read1(1 << 16):
-            pass
+    try:
+        with stream:
+            while stream.read1(1 << 16):
+                pass
+    except (ValueError, OSError):  # closed under it by the process's end (forks.end_process)
+        pass
 
 
 def released(pid: int) -> None:
