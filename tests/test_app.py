@@ -185,6 +185,17 @@ def test_a_mixed_edit_is_refused_before_anything_runs(stack, double, tmp_path):
     assert double.calls_to("POST", ".git/git-upload-pack") == []  # no code was fetched, so none ran
 
 
+def test_a_change_of_ignored_paths_only_is_skipped_and_says_why(stack, double, tmp_path):
+    # a README-only change ran every property once: the check run says skipped, and which paths, before anything runs
+    config = CONFIG.replace("version: 1\n", 'version: 1\npaths:\n  ignore: ["**/*.md", "docs/"]\n')
+    name, _ = make_pull(double, tmp_path, {"README.md": "calc, documented\n", "docs/guide.md": "how to double\n"},
+                        config=config)
+    run, _ = gate(stack, double, name)
+    assert (run["conclusion"], run["output"]["title"]) == ("skipped", "only ignored paths changed"), run
+    assert "matches `paths.ignore`" in run["output"]["summary"] and "`README.md`" in run["output"]["summary"]
+    assert double.calls_to("POST", ".git/git-upload-pack") == []  # no code was fetched, so none ran
+
+
 def test_a_fix_with_a_new_property_beside_it_is_judged_by_the_base_s_oracle(stack, double, tmp_path):
     # policy.new_tests: judge_by_base: an oracle file the change only adds cannot weaken a check
     name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD, "tests/properties/test_thirteen.py":
