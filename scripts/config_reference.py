@@ -40,7 +40,10 @@ TAIL = """
 ## Checks across keys
 
 - `policy.runs` must be at least `policy.min_reruns`.
-- Give `setup.requirements` or `setup.command`, not both.
+- Give `setup.requirements` or `setup.command`, not both. Without a set-up the code under test has only the
+  standard library: an evaluation whose code imports a package nobody installed (a module that is neither the
+  repository's nor the standard library's) gives no verdict (`transport:missing_package`, a hold that names it), on
+  the base as on the head, so a suite that cannot run is never `pre_existing`.
 - `freeze.expires_in_hours`, when set, is at most `freeze.max_hours`.
 - `properties.names` needs `properties.command`: Python `prop_*` functions are found without a list.
 - `properties.pytest` and `properties.command` exclude each other.

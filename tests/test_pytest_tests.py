@@ -211,6 +211,19 @@ def test_an_asserting_property_s_message_reaches_the_record_and_the_report(git_r
     assert done.returncode == 1 and "assert 'ßß' == 'ssss'" in done.stdout, done.stdout + done.stderr
 
 
+def test_tests_that_cannot_import_a_dependency_on_either_side_hold_and_are_never_pre_existing(git_repo, tmp_path):
+    # a project gated with the config init writes and no set-up: its runtime dependency is nowhere in the subject, so
+    # every test failed on base and head alike, and a real regression was pre_existing with exit 0 (found on bidict)
+    needs = "import witness_absent_dependency\n" + CALC
+    git_repo.commit({".witness.yml": CONFIG, "src/calc.py": needs, "tests/test_calc.py": TESTS}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": needs.replace("return s.casefold()", "return s.lower()")}, "lower is enough")
+    outcome = gate(git_repo, tmp_path / "out")
+    labels = {r.target.node: (r.verdict.label, tuple(r.verdict.hold_reasons)) for r in outcome.results}
+    assert labels["test_fold_sharp_s"] == ("hold", ("transport:missing_package",)), labels
+    assert not any(label == "pre_existing" for label, _ in labels.values()), labels
+
+
 def test_hypothesis_finds_and_shrinks_a_counterexample_in_the_judge(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "tests").mkdir()

@@ -392,6 +392,32 @@ def test_a_failing_assert_raises_the_real_assertion_error_whatever_the_module_ca
     assert row.observed == "AssertionError: assert 1 == 6"
 
 
+@pytest.mark.parametrize("missing, expected", [
+    ("witness_no_such_package", ("transport", "missing_package")),  # a package nobody installed: nothing judged
+    ("calc.sub", ("fail", "raise:ModuleNotFoundError@src/shop.py:1")),  # of the repository's own module: a failure
+])
+def test_a_package_the_environment_lacks_gives_no_verdict_but_a_lost_module_of_the_repository_fails(
+        tmp_path, missing, expected):
+    # a project whose dependency the subject does not have failed every test on base and head alike, and a real
+    # regression was pre_existing, exit 0 (found gating bidict without a set-up). A module of the repository the code
+    # cannot find (a patch that deleted one still imported) is no verdict too: the judge cannot tell it from a
+    # package, and a hold blocks as a regression does
+    files = {"src/shop.py": f"import {missing}\n\n\ndef total(xs):\n    return sum(xs)\n",
+             "tests/properties/test_shop.py": "from shop import total\n\n\ndef prop_total(fixture):\n"
+                                              "    return total([1, 2]) == 3\n"}
+    if missing == "calc.sub":
+        files["src/calc.py"] = "ONE = 1\n"  # a module, not a package: it has no sub
+    runner = PropertyRunner(staged(tmp_path, files), "tests/properties/test_shop.py::prop_total", "1",
+                            Sandbox("bwrap"), timeout_seconds=20)
+    try:
+        row = runner({})
+    finally:
+        runner.close()
+    assert (row.outcome, row.reason) == expected, row.detail[-600:]
+    if expected[0] == "transport":
+        assert "witness_no_such_package" in row.detail and "setup" in row.detail
+
+
 def test_a_warm_series_failing_for_another_reason_never_confirms_the_block():
     # in the series judge a property met what a cold judge does not (signal.signal off the main thread): its warm
     # replays all failed, for another reason than the first run's, and were kept as the witness's replays

@@ -386,15 +386,28 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
                             env.get("WITNESS_NEW_MODULES", "").split(","))
     sys.meta_path.insert(0, finder)
     shadowed = watch_shadowed(finder, root)
+    missed = ""
+    ours = set(env.get("WITNESS_SUBJECT_MODULES", "").split(","))
+
+    def missing(exc) -> str:
+        return missing_package(exc, ours, root)
     with open(fixture, "rb") as handle:
         pinned = handle.read()
     payload = loads(pinned)
     peer.in_place.payload_ids = frozenset(containers(payload))
     seed_random(env.get("WITNESS_SEED", ""))
     if tests.is_test(selector):  # a repository's own pytest test: pytest runs it here
-        outcome, reason, detail = tests.run_test(selector, env.get("WITNESS_SEED", ""), _blame, usable_reason)
+        missed_in_test: list[str] = []
+
+        def blame(exc, *args):
+            missed_in_test.extend(name for name in (missing(exc),) if name)
+            return _blame(exc, *args)
+
+        outcome, reason, detail = tests.run_test(selector, env.get("WITNESS_SEED", ""), blame, usable_reason)
         if peer.fault is not None:
             finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
+        if missed_in_test and outcome == "fail":
+            finish("transport", "missing_package", _missing_why(missed_in_test[0]), peer.imported)
         finish(outcome, reason, detail, peer.imported)
     try:
         module = load_file("witness_property_" + relpath.replace("/", "_").removesuffix(".py"), os.path.join(root, relpath))
@@ -406,6 +419,8 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
             finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
         blamed = _blame(exc, root, relpath, usable_reason)
         _print_exception(exc)
+        if blamed and missing(exc):  # the implementation's import of a package nobody installed: nothing judged
+            finish("transport", "missing_package", _missing_why(missing(exc)), peer.imported)
         if blamed:
             finish("fail", blamed, "", peer.imported)
         finish("transport", "import", f"cannot import {relpath}: {_one_line(exc)}", peer.imported)
@@ -415,6 +430,9 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
         outcome, reason = "fail", _blame(exc, root, None, usable_reason) or usable_reason(
             f"raise:{type(exc).__name__[:80]}@?")
+        if missing(exc):
+            outcome, reason = "transport", "missing_package"
+            missed = missing(exc)
         observed = _one_line(exc)
         compared = asserts.explained(exc)  # a rewritten assert's two values and operator, as text
         if compared is not None:
@@ -426,6 +444,8 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     if peer.in_place.payload_changed:  # whatever it holds at the end: a later call could have put it back
         finish("fail", "mutated_payload", "the implementation changed the pinned payload it was handed",
                peer.imported)
+    if outcome == "transport":
+        finish("transport", reason, _missing_why(missed), peer.imported)
     if outcome == "no_verdict":
         finish("transport", "bad_return", reason, peer.imported)
     finish(outcome, reason, observed if outcome == "fail" else "", peer.imported)
@@ -467,6 +487,29 @@ def watch_shadowed(finder, root: str) -> set[str]:
     importlib.__import__ = watching(importlib.__import__, False)
     importlib.import_module = watching(importlib.import_module, True)
     return seen
+
+
+def missing_package(exc: BaseException, ours: set[str], root: str) -> str:
+    """The package a ModuleNotFoundError in `exc`'s chain missed, when it is none of the repository's modules nor the
+    standard library's: a package the evaluation's environment lacks (the set-up installs none), so nothing was judged
+    ('' otherwise: a module of the repository missing is the code's own failure)."""
+    from witness_gate.sandbox.judge.imports import _in_view
+
+    seen = 0
+    while exc is not None and seen < 10:
+        name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+        if isinstance(name, str) and name:
+            top = name.partition(".")[0]
+            if top not in ours and top not in sys.stdlib_module_names and not _in_view(root, top):
+                return top
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return ""
+
+
+def _missing_why(name) -> str:
+    return (f"the code imports {name}, a package neither the repository nor its set-up provides, on both sides of the "
+            "gate alike: nothing was judged. Install the project's dependencies in .witness.yml's setup "
+            "(setup.requirements or setup.command)")
 
 
 def _shadowed_why(names: set[str]) -> str:

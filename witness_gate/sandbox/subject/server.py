@@ -106,6 +106,8 @@ class Server:
             message = ""
         attributes = [[k, data(v)] for k, v in list(getattr(exc, "__dict__", {}).items())[:50]
                       if is_name(k) and not k.startswith("__")]
+        if isinstance(exc, ImportError) and isinstance(exc.name, str):  # the module it missed (not in __dict__)
+            attributes.append(["name", data(exc.name[:MAX_TEXT])])
         return [self.exception_class(type(exc)), [data(arg) for arg in exc.args[:50]], message, self.where(exc),
                 attributes]
 
