@@ -350,8 +350,8 @@ def test_an_asserting_property_s_judge_holds_no_package_that_could_answer_for_th
                                  "import importlib\nIniConfig = importlib.import_module('iniconfig').IniConfig"])
 def test_a_test_importing_a_name_the_judge_s_pytest_holds_gives_no_verdict(tmp_path, how):
     # a repository's own test runs under the gate's pytest, which imports iniconfig itself: the judge cannot ask the
-    # implementation's iniconfig for anything, whichever way the test imports it (importlib went past an
-    # import-statement watch: found by a reviewing helper)
+    # implementation's iniconfig for anything, whichever way the test imports it (importlib went past a watch of
+    # import statements: found by a reviewing helper), so no test of such a repository gets a verdict
     (tmp_path / "src").mkdir()
     (tmp_path / "tests").mkdir()
     (tmp_path / "src" / "iniconfig.py").write_text(SHADOWED["src/iniconfig.py"])
@@ -364,7 +364,7 @@ def test_a_test_importing_a_name_the_judge_s_pytest_holds_gives_no_verdict(tmp_p
     finally:
         runner.close()
     assert (row.outcome, row.reason) == ("transport", "shadowed"), row.detail[-600:]
-    assert "the oracle imports iniconfig" in row.detail
+    assert "the implementation has iniconfig" in row.detail
 
 
 STAR = {  # the implementation names what a star import brings into the property's module: AssertionError too

@@ -268,7 +268,6 @@ class _State:
     def __init__(self) -> None:
         import builtins
         import decimal
-        import importlib
         import signal
         import threading
         import warnings
@@ -276,7 +275,6 @@ class _State:
         self.modules = set(sys.modules)
         self.meta_path, self.path, self.hooks = list(sys.meta_path), list(sys.path), list(sys.path_hooks)
         self.import_, self.streams = builtins.__import__, (sys.stdout, sys.stderr)
-        self.importlib = (importlib.__import__, importlib.import_module)
         self.cwd, self.limit, self.environ = os.getcwd(), sys.getrecursionlimit(), dict(os.environ)
         self.threads = threading.active_count()
         self.warnings, self.decimal = list(warnings.filters), decimal.getcontext().copy()
@@ -289,7 +287,6 @@ class _State:
         """Put it back; False when something cannot be (a thread still running, a working directory gone)."""
         import builtins
         import decimal
-        import importlib
         import signal
         import threading
         import time
@@ -300,7 +297,6 @@ class _State:
         sys.meta_path[:], sys.path[:], sys.path_hooks[:] = self.meta_path, self.path, self.hooks
         sys.path_importer_cache.clear()
         builtins.__import__, (sys.stdout, sys.stderr) = self.import_, self.streams
-        importlib.__import__, importlib.import_module = self.importlib
         sys.setrecursionlimit(self.limit)
         if os.environ != self.environ:
             zone = os.environ.get("TZ")
@@ -365,11 +361,7 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     relpath, _, function = selector.partition("::")
     root = os.getcwd()
 
-    shadowed: set[str] = set()  # names the oracle imported that the judge answered itself (watch_shadowed)
-
     def finish(outcome: str, reason: str | None, detail: str = "", imports=()) -> None:
-        if shadowed and outcome != "transport":  # it never asked the implementation: no verdict
-            outcome, reason, detail = "transport", "shadowed", _shadowed_why(shadowed)
         raise _Verdict(outcome, reason, detail, list(imports))
 
     if not (relpath and function and fixture and wire >= 0):
@@ -385,7 +377,9 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     finder = SubjectModules(peer, env.get("WITNESS_SUBJECT_MODULES", "").split(","), root,
                             env.get("WITNESS_NEW_MODULES", "").split(","))
     sys.meta_path.insert(0, finder)
-    shadowed = watch_shadowed(finder, root)
+    shadowed = judge_held(finder)
+    if shadowed:  # the judge could never ask the implementation for these: no verdict, before anything runs
+        finish("transport", "shadowed", _shadowed_why(shadowed))
     missed = ""
     ours = set(env.get("WITNESS_SUBJECT_MODULES", "").split(","))
 
@@ -419,8 +413,9 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
             finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
         blamed = _blame(exc, root, relpath, usable_reason)
         _print_exception(exc)
-        if blamed and missing(exc):  # the implementation's import of a package nobody installed: nothing judged
-            finish("transport", "missing_package", _missing_why(missing(exc)), peer.imported)
+        missed = missing(exc) if blamed else ""  # the implementation's import of a package nobody installed
+        if missed:
+            finish("transport", "missing_package", _missing_why(missed), peer.imported)
         if blamed:
             finish("fail", blamed, "", peer.imported)
         finish("transport", "import", f"cannot import {relpath}: {_one_line(exc)}", peer.imported)
@@ -430,9 +425,9 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
         outcome, reason = "fail", _blame(exc, root, None, usable_reason) or usable_reason(
             f"raise:{type(exc).__name__[:80]}@?")
-        if missing(exc):
+        missed = missing(exc)
+        if missed:
             outcome, reason = "transport", "missing_package"
-            missed = missing(exc)
         observed = _one_line(exc)
         compared = asserts.explained(exc)  # a rewritten assert's two values and operator, as text
         if compared is not None:
@@ -451,42 +446,17 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     finish(outcome, reason, observed if outcome == "fail" else "", peer.imported)
 
 
-def watch_shadowed(finder, root: str) -> set[str]:
-    """The implementation's names (none the patch added) that this process has a module of its own for already (the
-    gate's pytest and what it imports, in a run of tests): the oracle importing one would get the judge's copy, never
-    the implementation's. Returns the set of those the oracle imported, filled as it runs (an import statement,
-    importlib's, pytest.importorskip: any import made while a frame of the checkout's files is on the stack), so the
-    evaluation gives no verdict."""
-    own = {name for name in finder.names - finder.new if name in sys.modules}
-    seen: set[str] = set()
-    if not own:
-        return seen
-    import builtins
-    import importlib
-
-    inside = os.path.realpath(root) + os.sep
-
-    def oracle_asks(name) -> bool:
-        if str(name).partition(".")[0] not in own:
-            return False
-        frame = sys._getframe(2)
-        while frame is not None:
-            if str(frame.f_globals.get("__file__") or "").startswith(inside):
-                return True
-            frame = frame.f_back
-        return False
-
-    def watching(original, leading):
-        def imported(name, *args, **kwargs):
-            if (leading or not (args[3] if len(args) > 3 else kwargs.get("level", 0))) and oracle_asks(name):
-                seen.add(str(name).partition(".")[0])
-            return original(name, *args, **kwargs)
-        return imported
-
-    builtins.__import__ = watching(builtins.__import__, False)
-    importlib.__import__ = watching(importlib.__import__, False)
-    importlib.import_module = watching(importlib.import_module, True)
-    return seen
+def judge_held(finder) -> set[str]:
+    """The implementation's names (none the patch added) that the judge has a module of its own for: one it holds
+    already, or one of the gate's pytest and Hypothesis it may import later. An oracle importing one would get the
+    judge's copy, never the implementation's, and the judge's pytest would get the implementation's: however the
+    import is made, nothing here can be judged, so the evaluation gives no verdict before it starts."""
+    site = os.environ.get("WITNESS_JUDGE_SITE", "")
+    try:
+        installed = {entry.partition(".")[0] for entry in os.listdir(site)} if site else set()
+    except OSError:
+        installed = set()
+    return {name for name in finder.names - finder.new if name in sys.modules or name in installed}
 
 
 def missing_package(exc: BaseException, ours: set[str], root: str) -> str:
@@ -514,9 +484,9 @@ def _missing_why(name) -> str:
 
 def _shadowed_why(names: set[str]) -> str:
     listed = ", ".join(sorted(names))
-    return (f"the oracle imports {listed}, which the implementation has and the judge runs a copy of its own under "
-            "that name (the gate's pytest and what it imports): the judge cannot ask the implementation for it; "
-            "rename the implementation's module")
+    return (f"the implementation has {listed}, and the judge runs a copy of its own under that name (the gate's "
+            "pytest and what it imports): the judge cannot ask the implementation for it; rename the "
+            "implementation's module")
 
 
 def _fault(fault) -> str:
