@@ -87,6 +87,19 @@ properties:
   under the witness and on the check run. Hypothesis runs with its CI settings (no deadline, the blob
   printed) unless the oracle's `conftest.py` loads a profile of its own. A skipped test is no evidence
   (`transport:skipped`, a hold); an expected failure (`xfail`) passes.
+- A failing `@given` test's witness is Hypothesis's own shrunk example: the choice sequence that replays it,
+  with its Hypothesis version and the one test case it failed in (`{{"hypothesis", "choices", "case"}}`; a
+  parametrized case is named whole). Each replay runs that one example once, in a subject of its own, as
+  `@reproduce_failure` does; the report, `--json` (`reproduce`) and the check run print that decorator beside
+  `witness-gate replay`, for pasting onto the test. If the witness does not fail every time, the first
+  failing example the search found (before its shrink) is replayed as the unshrunk input. A test Hypothesis
+  cannot replay that way (a state machine, an explicit `@example`, several failures at once) keeps the empty
+  payload, and its replays re-run the seeded search.
+- Replays that disagree make a `flake`. A property already seen to give two results (a pass before its first
+  failure, Hypothesis seeing one example fail and pass, its `FlakyFailure`, or a witness whose every replay
+  passed after it failed) has its witness replayed on, one at a time, until a replay disagrees or 4 x
+  `policy.runs` replays agree: a bug that follows set order or object addresses fails on some subjects'
+  layouts only, and five replays would agree one time in sixteen.
 - A `prop_*` property that fails a comparing `assert` says what it compared too (`AssertionError:
   assert 'ßß' == 'ssss'`): the judge rewrites a property file's `assert left <op> right` statements
   with the standard library only, so no package of its own can stand where the implementation's

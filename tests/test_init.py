@@ -28,7 +28,8 @@ def test_init_proposes_a_config_from_the_layout(layout, impl, oracle, tests):
     config = parse_config(text)  # what init writes is a valid .witness.yml
     assert list(config.impl) == impl and list(config.oracle) == oracle and config.pytest == tests
     assert "**/*.md" in config.ignore and "docs/" in config.ignore
-    assert all(line.split(":", 1)[0] in ("paths.impl", "paths.oracle", "paths.ignore", "properties.pytest")
+    assert all(line.split(":", 1)[0] in ("paths.impl", "paths.oracle", "paths.ignore", "properties.pytest",
+                                         "freeze.expires_in_hours")
                for line in why)
     assert any(line.startswith("properties.pytest: none") for line in why) == (not tests)
 

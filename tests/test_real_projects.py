@@ -74,6 +74,14 @@ def test_a_real_regression_is_blocked_with_hypothesis_s_example_and_the_assertio
     record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
     assert "Falsifying example: test_input_string_transform_factory(" in record["observed"], record["observed"]
     assert "AssertionError: assert " in record["observed"]
+    # the witness is Hypothesis's own shrunk example, as the choices that replay it in its one parametrized case
+    witness = record["witness"]
+    assert witness["case"].startswith("tests/test_input_string_transform_factory.py::test_input_string_transform_"
+                                      "factory["), witness
+    assert row["reproduce"].startswith("@reproduce_failure('") and "b'" in row["reproduce"], row
+    # and every replay ran that one example: each failed, each saying the same falsifying example
+    observed = {r["observed"] for r in record["replays"]}
+    assert len(observed) == 1 and "Falsifying example" in observed.pop()
 
 
 def test_the_regression_with_its_test_weakened_is_a_mixed_edit(natsort):
@@ -99,19 +107,24 @@ def test_a_fix_with_a_regression_test_beside_it_is_judged_and_passes(natsort):
     assert any("tests/test_sharp_s.py" in note for note in record["notes"]), record["notes"]
 
 
-def test_input_transforms_kept_in_a_set_never_pass(natsort):
-    # which transform runs first follows the objects' addresses: Hypothesis finds a failing example in every row
-    # (and often sees it pass when it replays it, FlakyFailure): the head is blocked on every run, as regression
+def test_input_transforms_kept_in_a_set_are_a_flake_with_a_freeze_proposal_on_every_run(natsort):
+    """Which transform runs first follows the objects' addresses, so Hypothesis's example fails on some subjects'
+    layouts only. It was `pass` in 15 of 20 runs, then `regression` (Hypothesis replayed its example inside each row
+    and raised FlakyFailure in all of them): now each replay runs the example once in a subject of its own layout,
+    and a series that agrees with itself after the property gave two results goes on until one disagrees."""
     text = (natsort / UTILS).read_text()
     start = text.index("def input_string_transform_factory(")
     body = text[start:text.index("\ndef ", start + 10)]
     kept_in_a_set = body.replace("function_chain: list[StrToStr] = []", "function_chain: set[StrToStr] = set()")
     branch(natsort, "set-order", {UTILS: (body, kept_in_a_set.replace("function_chain.append(", "function_chain.add("))},
            message="each input transform once")
-    summary = gate(natsort, "main", "set-order", CASEFOLD)
-    [row] = summary["properties"]
-    assert summary["verdict"] != "pass" and summary["exit_code"] != 0, row
-    assert row["reason"].split("@")[0] in ("raise:AssertionError", "raise:FlakyFailure"), row
+    said = []
+    for _ in range(10):
+        summary = gate(natsort, "main", "set-order", CASEFOLD)
+        [row] = summary["properties"]
+        record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
+        said.append((summary["verdict"], summary["exit_code"], row["label"], record["freeze"] is not None))
+    assert said == [("flake", 3, "flake", True)] * 10, said
 
 
 def test_a_readme_only_head_is_skipped(natsort):

@@ -4,7 +4,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from witness_gate.attempt import Binding, Evidence, Policy, run_attempt, sign
+from witness_gate.attempt import UNSTEADY_RUNS, Binding, Evidence, Policy, run_attempt, sign
 from witness_gate.budget import Contract
 from witness_gate.runner import Evaluation
 from witness_gate.shrink import ShrinkResult
@@ -197,7 +197,8 @@ def test_a_failure_in_the_sample_plan_starts_the_shrink():
     evidence_ = run_attempt({"bad": True, "wide": list(range(20))}, ev, POLICY)
     assert [r.outcome for r in evidence_.first] == ["pass", "pass", "fail"]
     assert evidence_.witness == {"bad": True}
-    assert [r.outcome for r in evidence_.replays] == ["fail"] * 5
+    # it passed before it failed: its witness is replayed until a replay passes, or 4 x runs failed
+    assert [r.outcome for r in evidence_.replays] == ["fail"] * 5 * UNSTEADY_RUNS
     assert decide(evidence_).label == "regression"
 
 
@@ -211,8 +212,18 @@ def test_the_first_failure_is_not_evaluated_twice():
 def test_a_witness_that_never_fails_replays_the_unshrunk_input():
     ev = Scripted(lambda p, n: fail() if n == 1 else P)
     evidence_ = run_attempt({"x": 1}, ev, POLICY)
-    assert len(evidence_.replays) == 5 and len(evidence_.unshrunk_replays) == 5
+    # a witness that failed once and then passed every replay: replayed until one fails, or 4 x runs passed
+    assert len(evidence_.replays) == 5 * UNSTEADY_RUNS and len(evidence_.unshrunk_replays) == 5
     assert decide(evidence_).label == "not_reproduced"
+
+
+def test_a_failure_seen_once_that_fails_again_on_a_later_replay_is_a_flake():
+    # fails on its first run and on its 8th evaluation (1 first run + 5 replays + 2 more): five replays agreeing
+    # would have said not_reproduced; looking harder finds the second failure
+    ev = Scripted(lambda p, n: fail() if p == {"x": 1} and ev.calls.count(p) in (1, 8) else P)
+    evidence_ = run_attempt({"x": 1}, ev, POLICY)
+    assert [r.outcome for r in evidence_.replays] == ["pass"] * 6 + ["fail"]
+    assert decide(evidence_).label == "flake"
 
 
 def test_a_witness_that_fails_only_sometimes_replays_the_unshrunk_input_too():

@@ -27,6 +27,10 @@ class Evaluation:
     layout: int | None = None  # a cold subject's layout number (runner.layout_env); None: the pinned seed's own
     # what the judge saw fail (pytest's assertion message, Hypothesis's falsifying example): for people, kept in rows
     observed: str = field(default="", compare=False)
+    # a test's failing Hypothesis search: the example it ended on, as the choice sequence that replays it (the witness)
+    example: dict | None = field(default=None, compare=False)
+    unshrunk: dict | None = field(default=None, compare=False)  # the first failing example that search found
+    unsteady: bool = False  # the judge's runner saw one example fail and pass within this evaluation (FlakyFailure)
 
     @property
     def failure_reason(self) -> str | None:
@@ -41,6 +45,8 @@ class Evaluation:
             row["layout"] = self.layout
         if self.observed:
             row["observed"] = self.observed
+        if self.unsteady:
+            row["unsteady"] = True
         return row
 
 
@@ -83,10 +89,19 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
         if observed and observed not in detail:
             detail = (detail + "\n" + observed).strip()[-DETAIL_CHARS:]
         return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports,
-                          observed=observed)
+                          observed=observed, example=_example(verdict.get("witness")),
+                          unshrunk=_example(verdict.get("unshrunk")),
+                          unsteady=verdict.get("unsteady") is True)
     said = str(verdict.get("detail") or "")  # the judge's own why (a test it could not collect), kept like a failure's
     return Evaluation("transport", reason or "no_verdict", (said + "\n" + detail).strip(), judge.seconds, isolation,
                       imports, observed=said[:OBSERVED_CHARS])
+
+
+def _example(said) -> dict | None:
+    """A Hypothesis example as the judge recorded it (witness_gate.sandbox.judge.examples), or None."""
+    from witness_gate.sandbox.judge.examples import recorded
+
+    return dict(said) if recorded(said) else None
 
 
 def _signal_name(number: int) -> str:

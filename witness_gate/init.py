@@ -17,6 +17,7 @@ TEST_FOLDERS = ("tests", "test", "testing")
 NOT_CODE = ("docs", "doc", ".github", "examples", "benchmarks", "bench", "scripts")
 IGNORE = ("**/*.md", "**/*.rst", "docs/", "LICENSE*")
 MAX_CONFIG_BYTES = 1 << 20
+FREEZE_HOURS = 24
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,10 @@ def propose(layout: Layout) -> tuple[str, list[str]]:
              f"  ignore: {_list(IGNORE)}"]
     if tests:
         lines += ["properties:", f"  pytest: {_list(tests)}"]
+    lines += ["freeze:", f"  expires_in_hours: {FREEZE_HOURS}"]
+    why.append(f"freeze.expires_in_hours: {FREEZE_HOURS}: a flake (a test that fails on some runs of the same code) is "
+               f"proposed for a freeze this long, which someone with write access may accept; without it a flake "
+               f"is a hold until they give an expiry")
     return "\n".join(lines) + "\n", why
 
 

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from witness_gate import outcomes
 from witness_gate.discover import PropertyTarget
+from witness_gate.sandbox.judge.examples import recorded, reproduce_failure
 from witness_gate.display import shown, shown_lines
 from witness_gate.session import PropertyResult
 
@@ -168,9 +169,12 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
                 _raw(console, f"      {line}")
         if r.evidence is not None and r.evidence.failed_once:
             shrink = r.evidence.shrink
+            example = r.evidence.witness if recorded(r.evidence.witness) else None
             how = (f"shrunk in {shrink.steps} steps, {shrink.evaluations} evaluations; "
                    f"{'local stop' if shrink.stopped else 'budget hit'}") if shrink is not None else \
                 "the accepted freeze's witness, replayed as it was kept"
+            if example is not None:
+                how = f"Hypothesis's own shrunk example of {shown(example['case'])}"
             console.print(_line(("witness", "bold"), f" {name} (", shown(r.record.get("reason")), f"; {how}):"))
             _raw(console, "  " + json.dumps(r.evidence.witness, sort_keys=True))
             if r.record.get("observed"):  # what the judge saw fail: pytest's message, Hypothesis's example
@@ -181,6 +185,8 @@ def print_report(results: list[PropertyResult], header: str, overall: str, code:
                 _raw(console, f"  file: {r.witness_path}")
             if r.record_path:  # one line a reviewer pastes to see it again, here or on a fresh clone at the head
                 _raw(console, f"  replay: {replay_command(str(r.record_path))}")
+            if example is not None:  # the same example in the project's own test run
+                _raw(console, f"  reproduce: {shown(reproduce_failure(example))}")
         if r.freeze:
             console.print(_line(("proposed freeze", "bold"), f" for {name} (silences nothing until a person accepts it):"))
             for line in json.dumps(r.freeze, indent=2, sort_keys=True).split("\n"):  # ASCII: json escapes the rest
@@ -241,6 +247,8 @@ def results_json(results: list[PropertyResult]) -> list[dict[str, Any]]:
             "verdict": r.verdict.label,
             **({"replay": replay_command(str(r.record_path))}
                if r.record_path and r.evidence is not None and r.evidence.failed_once else {}),
+            **({"reproduce": reproduce_failure(r.evidence.witness)}
+               if r.evidence is not None and recorded(r.evidence.witness) else {}),
         }
         for r in results
     ]

@@ -9,6 +9,7 @@ from typing import Any
 
 from witness_gate import outcomes
 from witness_gate.display import shown, shown_lines
+from witness_gate.sandbox.judge.examples import recorded, reproduce_failure
 from witness_gate.verdict import overall_label
 
 CHECK_NAME = "witness-gate"
@@ -92,9 +93,12 @@ def render_results(attempts: list[dict[str, Any]], *, patch_digest: str, details
     for a in attempts:
         if a.get("witness") is not None:
             replay = f"witness-gate replay {records}/{a['record_id']}" if a.get("record_id") else ""
+            paste = reproduce_failure(a["witness"]) if recorded(a["witness"]) else ""
             text_parts.append(f"### witness: {md_code(a['assertion_id'])} ({md_text(a.get('reason'))})\n"
                               + md_block(json.dumps(a['witness'], sort_keys=True), "json")
-                              + (f"\nReplay it on a clone at this head:\n{md_block(replay, 'sh')}" if replay else ""))
+                              + (f"\nReplay it on a clone at this head:\n{md_block(replay, 'sh')}" if replay else "")
+                              + (f"\nOr run the test itself on that one example, with Hypothesis's decorator on it:\n"
+                                 f"{md_block(paste, 'python')}" if paste else ""))
     pointer = f"The full record: {details_url}"
     actions = [dict(REPLAY)]
     if any(a.get("freeze") for a in attempts):

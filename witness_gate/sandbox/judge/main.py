@@ -131,6 +131,11 @@ def _import_test_runner() -> None:
         for name in (*(f"_pytest.{plugin}" for plugin in default_plugins), "hypothesis", "hypothesis.strategies",
                      "hypothesis.stateful", "_hypothesis_pytestplugin"):
             importlib.import_module(name)
+        from hypothesis import strategies
+
+        # the Unicode tables behind text() and characters(), a second's work each evaluation would repeat (its
+        # storage folder is its own): made once here, for every child
+        strategies.text().validate()
     except Exception:  # noqa: BLE001 - each evaluation meets the same failure itself
         pass
 
@@ -213,9 +218,9 @@ def _flush() -> None:
 def _write_verdict(verdict_fd: int, verdict: tuple, **more) -> None:
     from witness_gate.sandbox.wire.frames import dumps
 
-    outcome, reason, detail, imports = verdict
+    outcome, reason, detail, imports, said = verdict  # `said`: a test's Hypothesis witness, and whether it was unsteady
     os.write(verdict_fd, dumps({"outcome": outcome, "reason": reason, "detail": detail[-2000:],
-                                "imports": list(imports), **more}) + b"\n")
+                                "imports": list(imports), **said, **more}) + b"\n")
 
 
 def serve_series(control_fd: int, selector: str) -> None:
@@ -337,19 +342,19 @@ class _Verdict(BaseException):
     """How `_judge` ends: raised only by its own code, after the property has returned or raised."""
 
 
-def _judge(wire: int, fixture: str, selector: str) -> tuple[str, str | None, str, list]:
-    """(outcome, reason, detail, imports) of one evaluation of `selector` on the payload in `fixture`."""
+def _judge(wire: int, fixture: str, selector: str) -> tuple[str, str | None, str, list, dict]:
+    """(outcome, reason, detail, imports, more) of one evaluation of `selector` on the payload in `fixture`."""
     try:
         _evaluate(wire, fixture, selector)
     except _Verdict as verdict:
         return verdict.args
-    return "transport", "harness", "the judge came to no verdict", []
+    return "transport", "harness", "the judge came to no verdict", [], {}
 
 
 def _evaluate(wire: int, fixture: str, selector: str) -> None:
     import time
 
-    from witness_gate.sandbox.judge import asserts, tests
+    from witness_gate.sandbox.judge import asserts, examples, tests
     from witness_gate.sandbox.judge.imports import SubjectModules
     from witness_gate.sandbox.judge.inplace import containers
     from witness_gate.sandbox.judge.peer import Peer
@@ -361,8 +366,8 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     relpath, _, function = selector.partition("::")
     root = os.getcwd()
 
-    def finish(outcome: str, reason: str | None, detail: str = "", imports=()) -> None:
-        raise _Verdict(outcome, reason, detail, list(imports))
+    def finish(outcome: str, reason: str | None, detail: str = "", imports=(), said=None) -> None:
+        raise _Verdict(outcome, reason, detail, list(imports), said or {})
 
     if not (relpath and function and fixture and wire >= 0):
         finish("transport", "harness", "WITNESS_PROPERTY, a fixture and the socket to the subject are required")
@@ -397,12 +402,15 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
             missed_in_test.extend(name for name in (missing(exc),) if name)
             return _blame(exc, *args)
 
-        outcome, reason, detail = tests.run_test(selector, env.get("WITNESS_SEED", ""), blame, usable_reason)
+        if payload and not examples.recorded(payload):
+            finish("transport", "witness", "a test's payload is empty, or a Hypothesis example the gate recorded")
+        outcome, reason, detail, said = tests.run_test(selector, env.get("WITNESS_SEED", ""), blame, usable_reason,
+                                                       payload or None)
         if peer.fault is not None:
             finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
         if missed_in_test and outcome == "fail":
             finish("transport", "missing_package", _missing_why(missed_in_test[0]), peer.imported)
-        finish(outcome, reason, detail, peer.imported)
+        finish(outcome, reason, detail, peer.imported, said)
     try:
         module = load_file("witness_property_" + relpath.replace("/", "_").removesuffix(".py"), os.path.join(root, relpath))
         prop = getattr(module, function, None)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import tempfile
 
+from witness_gate.sandbox.judge import examples as hypothesis_examples
+
 PREFIX = "pytest:"  # WITNESS_PROPERTY of a test: pytest:<relpath>::<node>
 MAX_DETAIL = 2000
 
@@ -29,6 +31,9 @@ class Reports:
         self.skipped = ""
         self.interrupted: BaseException | None = None
         self.named: frozenset[str] | None = None
+        self.examples = hypothesis_examples.Examples(None)
+        self.functions: dict[str, object] = {}  # nodeid -> the function pytest calls
+        self.unusable = ""  # why the witness to replay cannot be (no verdict)
 
     def pytest_exception_interact(self, node, call, report):  # after the report was logged: its exception
         exc = call.excinfo.value if call.excinfo is not None else None
@@ -44,12 +49,25 @@ class Reports:
             self.failed.append((report, None))
 
     def pytest_collection_modifyitems(self, config, items):
+        witness = self.examples.replay
+        if witness is not None:  # one case, its recorded example set up to be run as @reproduce_failure runs it
+            chosen = [item for item in items if item.nodeid == witness.get("case")]
+            config.hook.pytest_deselected(items=[item for item in items if item not in chosen])
+            items[:] = chosen
+            self.unusable = (hypothesis_examples.replayable(witness, hypothesis_examples.function_of(chosen[0]))
+                             if chosen else f"no test {witness.get('case')!r} was collected")
+            if self.unusable:
+                items[:] = []
         if self.named is not None:
             left_out = [item for item in items if item.nodeid.partition("::")[2].split("[")[0] in self.named]
             if left_out:
                 config.hook.pytest_deselected(items=left_out)
                 items[:] = [item for item in items if item not in left_out]
         self.items = [item.nodeid for item in items]
+        self.functions = {item.nodeid: hypothesis_examples.function_of(item) for item in items}
+
+    def pytest_runtest_call(self, item):
+        self.examples.current = item.nodeid
 
     def pytest_runtest_logreport(self, report):
         if report.failed:
@@ -65,24 +83,36 @@ class Reports:
             self.outcomes[report.nodeid] = "passed"
 
 
-def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, str]:
-    """(outcome, reason, detail) of the test `selector` names (`pytest:<relpath>::<node>`), seeded with `seed`. A pass
-    needs pytest's own "all is well" (exit 0) and a passing call of every test it collected: a run the implementation
-    stopped (KeyboardInterrupt) after one passing case is no pass (found by a reviewer)."""
+def run_test(selector: str, seed: str, blame, usable, witness: dict | None = None) -> tuple[str, str | None, str, dict]:
+    """(outcome, reason, detail, more) of the test `selector` names (`pytest:<relpath>::<node>`), seeded with `seed`;
+    with `witness` (a Hypothesis example a search found), that one example of that one case. A pass needs pytest's own
+    "all is well" (exit 0) and a passing call of every test it collected: a run the implementation stopped
+    (KeyboardInterrupt) after one passing case is no pass (found by a reviewer). `more` carries what the verdict line
+    adds: the `witness` a failing search ended on, and `unsteady` when Hypothesis saw one example fail and pass."""
+    reports = Reports()
+    reports.examples = hypothesis_examples.Examples(witness)
+    reports.examples.install()
+    try:
+        return _run(selector, seed, blame, usable, reports)
+    finally:
+        reports.examples.uninstall()
+
+
+def _run(selector: str, seed: str, blame, usable, reports: Reports) -> tuple[str, str | None, str, dict]:
     nodeid = selector[len(PREFIX):]
     relpath, _, node = nodeid.partition("::")
     named = None
+    replay = reports.examples.replay
     if node.startswith("*:"):  # every test of the file but those named (each a property of its own)
         nodeid, named = relpath, frozenset(filter(None, node[2:].split(",")))
     try:
         import pytest
     except ImportError as exc:
         return "transport", "no_pytest", (f"pytest cannot be imported in the judge ({exc}); install the gate with its "
-                                          "dependencies (pip install witness-gate) or add pytest to the base's set-up")
+                                          "dependencies (pip install witness-gate) or add pytest to the base's set-up"), {}
     # the example database in a folder of this evaluation's own: no example one evaluation saw is tried first by the
     # next (a warm judge's children share its /tmp)
     os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = tempfile.mkdtemp(prefix="hypothesis-")
-    reports = Reports()
     reports.named = named
     args = [nodeid, "-p", "no:cacheprovider", "-p", "no:stepwise", "-p", "no:randomly", "-q", "--no-header",
             "-o", "console_output_style=classic", "--rootdir", os.getcwd(), "--tb=short",
@@ -91,7 +121,12 @@ def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, 
     try:
         code = int(pytest.main(args, plugins=[reports]))
     except BaseException as exc:  # noqa: BLE001 - pytest's own failure, or a SystemExit of the code it ran
-        return "transport", "pytest", f"pytest stopped: {type(exc).__name__}: {exc}"[:MAX_DETAIL]
+        return "transport", "pytest", f"pytest stopped: {type(exc).__name__}: {exc}"[:MAX_DETAIL], {}
+    if replay is not None:
+        code = _replayed(reports, code)
+    if reports.unusable:
+        return "transport", "witness", (f"the recorded Hypothesis example cannot be replayed here: {reports.unusable}"
+                                        )[:MAX_DETAIL], {}
     root = os.getcwd()
     if reports.failed:
         report, exc = reports.failed[0]
@@ -99,30 +134,53 @@ def run_test(selector: str, seed: str, blame, usable) -> tuple[str, str | None, 
         if getattr(report, "when", None) in (None, "collect"):  # the oracle's module, or the implementation's import
             reason = blame(_cause(exc), root, nodeid.partition("::")[0], usable) if exc is not None else None
             if reason is None:
-                return "transport", "collect", f"cannot collect {nodeid}: {detail}"[:MAX_DETAIL]
-            return "fail", reason, detail
-        reason = blame(exc, root, None, usable) if exc is not None else usable(f"failed:{report.when}")
-        if exc is not None and reason.endswith("@?") and "__witness_where__" not in getattr(exc, "__dict__", {}):
+                return "transport", "collect", f"cannot collect {nodeid}: {detail}"[:MAX_DETAIL], {}
+            return "fail", reason, detail, {}
+        # a FlakyFailure: Hypothesis saw one example fail and then pass; the failure it saw is the one to blame
+        unsteady, failure = hypothesis_examples.unsteady(exc) if exc is not None else (False, None)
+        reason = blame(failure, root, None, usable) if failure is not None else usable(f"failed:{report.when}")
+        if failure is not None and reason.endswith("@?") and "__witness_where__" not in getattr(failure, "__dict__", {}):
             # neither the oracle's code nor the implementation raised it: pytest could not run the test here (a
             # plugin's fixture, an async test without its plugin): no verdict, and a base failing alike proves nothing
-            return "transport", f"pytest:{type(exc).__name__[:60]}", (
+            return "transport", f"pytest:{type(failure).__name__[:60]}", (
                 f"{nodeid} cannot run in the judge: {detail[:600]}; the judge has the gate's pytest and Hypothesis and "
-                "the base's set-up, and reads no configuration outside the oracle's paths")
-        return "fail", reason, detail
+                "the base's set-up, and reads no configuration outside the oracle's paths"), {}
+        if replay is not None and reports.examples.said:  # the example, as the search's own failure shows it
+            detail = (detail + "\n" + reports.examples.said.strip())[:MAX_DETAIL]
+        more: dict = {"unsteady": True} if unsteady else {}
+        found = None if replay is not None else reports.examples.witness(report.nodeid,
+                                                                         reports.functions.get(report.nodeid))
+        if found is not None:
+            more["witness"], more["unshrunk"] = found
+        return "fail", reason, detail, more
     if reports.interrupted is not None:
-        return "fail", blame(reports.interrupted, root, None, usable), "the run was stopped by KeyboardInterrupt"
+        return "fail", blame(reports.interrupted, root, None, usable), "the run was stopped by KeyboardInterrupt", {}
     if not reports.items:
         if named is not None and code in (0, 5):  # no test there that is not a property of its own
-            return "pass", None, ""
-        return "transport", "collect", f"pytest found no test {nodeid} (exit {code})"
+            return "pass", None, "", {}
+        return "transport", "collect", f"pytest found no test {nodeid} (exit {code})", {}
     if reports.skipped:
         return "transport", "skipped", (f"{nodeid} was skipped ({reports.skipped[:300]}): a skipped test is no "
-                                        "evidence; make it run here, or leave it out of properties.pytest")
+                                        "evidence; make it run here, or leave it out of properties.pytest"), {}
     ran = [reports.outcomes.get(item) for item in reports.items]
     if code == 0 and all(outcome in ("passed", "xfailed") for outcome in ran):
-        return "pass", None, ""
+        return "pass", None, "", {}
     return "transport", "pytest", (f"pytest ended with exit {code}, {ran.count(None)} of {len(ran)} tests of {nodeid} "
-                                   "without a result")
+                                   "without a result"), {}
+
+
+def _replayed(reports: Reports, code: int) -> int:
+    """A replayed example that ran to its end passed (Hypothesis then says DidNotReproduce, which is no failure here);
+    a DidNotReproduce before its end (the test no longer draws what the example holds) leaves it unusable. Returns
+    pytest's exit code as it would be without the passes."""
+    for report, exc in list(reports.failed):
+        if getattr(report, "when", None) == "call" and hypothesis_examples.did_not_reproduce(exc):
+            if not reports.examples.completed:
+                reports.unusable = reports.unusable or str(exc)[:300]
+                continue
+            reports.failed = [(r, e) for r, e in reports.failed if r is not report]
+            reports.outcomes[report.nodeid] = "passed"
+    return 0 if code == 1 and not reports.failed and not reports.unusable else code
 
 
 def _cause(exc: BaseException) -> BaseException:

@@ -1,0 +1,93 @@
+"""A Hypothesis test's witness is Hypothesis's own shrunk example, kept as the choice sequence that replays it (SPEC §10):
+each replay runs that one example in a subject of its own, as `@reproduce_failure` would, and only Hypothesis's own
+final run of it returning is a pass; a search that saw one example fail and pass says so (unsteady)."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from test_pytest_tests import CALC, TESTS
+from witness_gate.runner import PropertyRunner
+from witness_gate.sandbox import Sandbox, stage_directory
+from witness_gate.sandbox.judge.examples import recorded, reproduce_failure
+
+ODD_FROM_500 = CALC.replace("return 2 * x", "return 2 * x if x < 500 else 2 * x + 1")
+
+
+def staged(tmp_path, calc: str, tests: str = TESTS):
+    (tmp_path / "src").mkdir(parents=True)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "src" / "calc.py").write_text(calc)
+    (tmp_path / "tests" / "test_calc.py").write_text(tests)
+    return stage_directory(tmp_path)
+
+
+def evaluate(repo, payload, node="test_double_is_even"):
+    runner = PropertyRunner(repo, f"pytest:tests/test_calc.py::{node}", "17", Sandbox("bwrap"), timeout_seconds=30,
+                            oracle=("tests/",), tests=True)
+    try:
+        return runner(payload)
+    finally:
+        runner.close()
+
+
+def test_a_failing_search_gives_its_shrunk_example_and_each_replay_runs_that_example(tmp_path):
+    head = staged(tmp_path / "head", ODD_FROM_500)
+    row = evaluate(head, {})
+    assert (row.outcome, row.reason) == ("fail", "raise:AssertionError@tests/test_calc.py:15"), row.detail[-800:]
+    assert recorded(row.example) and row.example["case"] == "tests/test_calc.py::test_double_is_even", row.example
+    assert recorded(row.unshrunk)  # the first failing example the search found, replayed if the witness wavers
+    # the paste-able decorator holds the same choices
+    assert reproduce_failure(row.example) == (f"@reproduce_failure({row.example['hypothesis']!r}, "
+                                              f"{base64.b64decode(row.example['choices'])!r})")
+    replayed = evaluate(head, row.example)
+    assert (replayed.outcome, replayed.reason) == ("fail", row.reason), replayed.detail[-800:]
+    assert "Falsifying example: test_double_is_even(\n    x=500," in replayed.observed, replayed.observed
+    assert replayed.example is None  # a replay finds nothing new: it ran one example
+    # the same example where the implementation is right: Hypothesis's own run of it returned, a pass
+    fixed = evaluate(staged(tmp_path / "base", CALC), row.example)
+    assert (fixed.outcome, fixed.reason) == ("pass", None), fixed.detail[-800:]
+
+
+@pytest.mark.parametrize("made", [
+    # a class of the implementation's that calls itself Hypothesis's
+    "DidNotReproduce = type('DidNotReproduce', (Exception,), {'__module__': 'hypothesis.errors'})",
+    # and one shaped like Hypothesis's own, saying what Hypothesis says when an example passed
+    "DidNotReproduce = type('DidNotReproduce', (type('HypothesisException', (Exception,), "
+    "{'__module__': 'hypothesis.errors'}),), {'__module__': 'hypothesis.errors'})",
+])
+def test_an_implementation_that_says_did_not_reproduce_still_fails_its_example(tmp_path, made):
+    # an agent's head that wants its replays to pass raises what Hypothesis raises when an example passes
+    cheat = made + "\n" + CALC.replace("    return 2 * x\n", "    if x >= 500:\n        raise DidNotReproduce("
+                                       "'Expected the test to raise an error, but it completed successfully.')\n"
+                                       "    return 2 * x\n")
+    head = staged(tmp_path / "head", cheat)
+    row = evaluate(head, {})
+    assert row.outcome == "fail" and recorded(row.example), row.detail[-800:]
+    replays = [evaluate(head, row.example) for _ in range(2)]
+    assert [(r.outcome, r.reason.split("@")[0]) for r in replays] == [("fail", "raise:DidNotReproduce")] * 2, \
+        [r.detail[-600:] for r in replays]
+
+
+@pytest.mark.parametrize("payload, why", [
+    ({"x": 1}, "a test's payload is empty, or a Hypothesis example"),
+    ({"hypothesis": "0.0.1", "choices": "AAAA", "case": "tests/test_calc.py::test_double_is_even"},
+     "recorded by Hypothesis '0.0.1'"),
+    ({"hypothesis": "6", "choices": "AAAA", "case": "tests/test_calc.py::test_double_small"}, "no test"),
+])
+def test_a_payload_that_is_not_a_replayable_example_gives_no_verdict(tmp_path, payload, why):
+    row = evaluate(staged(tmp_path, CALC), payload)
+    assert (row.outcome, row.reason) == ("transport", "witness"), row.detail[-800:]
+    assert why in row.detail, row.detail[-800:]
+
+
+def test_a_search_that_sees_one_example_fail_and_pass_is_unsteady_and_blames_the_failure(tmp_path):
+    # wrong on the first call a process makes, right after: Hypothesis's final run of its example passes
+    first_call = CALC.replace("def double(x):\n", "_CALLS = []\n\n\ndef double(x):\n    _CALLS.append(x)\n"
+                                                  "    if len(_CALLS) == 1:\n        return 2 * x + 1\n")
+    row = evaluate(staged(tmp_path, first_call), {})
+    assert (row.outcome, row.reason, row.unsteady) == ("fail", "raise:AssertionError@tests/test_calc.py:15", True), \
+        row.detail[-800:]
+    assert "FlakyFailure" in row.detail or "Flaky" in row.detail
