@@ -386,20 +386,50 @@ def test_a_pull_request_that_vanished_leaves_no_check_run_and_a_healthy_worker(s
     assert run["conclusion"] == "success"
 
 
+def drained(stack, response) -> bool:
+    """The jobs a delivery's answer names have ended, and no job of this stack's queue is waiting, running,
+    deferred or scheduled."""
+    from rq import Queue
+    from rq.job import Job
+    from rq.serializers import JSONSerializer
+
+    queue = Queue(stack.queue, connection=stack.redis, serializer=JSONSerializer)
+    ids = response.json()["message"].removeprefix("enqueued ").split(", ")
+    ended = all(Job.fetch(i, connection=stack.redis, serializer=JSONSerializer).is_finished for i in ids)
+    return ended and (queue.count == 0 and queue.started_job_registry.count == 0
+                      and queue.deferred_job_registry.count == 0 and queue.scheduled_job_registry.count == 0)
+
+
 def test_an_older_synchronize_arriving_late_does_not_win(stack, double, tmp_path):
-    name, repo = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# first\n"})
+    """Issue 29, "What broke when it was tried as users and operators would", point 1: GitHub delivered the
+    synchronize of an older head after the newer head's, and the late one superseded the newest head's run.
+
+    Delivered back to back, the newer head's job recorded its head again after both, so the first version of
+    this test passed on the commit before the fix (527168d) too; delivered after the newer head's run had
+    completed, the stale head's job skipped and nothing changed, so it passed there as well. The late delivery
+    now comes while the newer head is being gated (its check run exists, in progress): before the fix, that
+    run ended cancelled, "superseded by a newer push"."""
+    slow = "import time\ntime.sleep(0.5)\n" + GOOD  # gated for seconds: time for the late delivery
+    name, repo = make_pull(double, tmp_path, {"src/calc.py": slow + "\n# first\n"})
+    old_head = double.sha(name, "patch")
     old_payload = pull_request_event(double, name, 7, "synchronize")
     old_payload["pull_request"]["updated_at"] = "2026-11-30T10:00:00Z"
-    repo.commit({"src/calc.py": GOOD + "\n# second\n"}, "second push")
+    repo.commit({"src/calc.py": slow + "\n# second\n"}, "second push")
     new_head = double.sha(name, "patch")
     new_payload = pull_request_event(double, name, 7, "synchronize")
     new_payload["pull_request"]["updated_at"] = "2026-11-30T10:05:00Z"
     assert stack.send("pull_request", new_payload).status_code == 202
-    assert stack.send("pull_request", old_payload).status_code == 202  # delivered late
-    run = stack.wait_for_check(new_head)
-    assert run["conclusion"] == "success", run["output"]  # not "superseded" by the older head
-    time.sleep(1)
-    assert len(double.check_runs) == 1  # the stale head was never gated
+    stack.wait_until(lambda: double.runs_for(new_head), what="the newer head's check run")  # it is being gated
+    late = stack.send("pull_request", old_payload)  # delivered late
+    assert late.status_code == 202, late.text
+    assert double.runs_for(new_head)[0]["status"] == "in_progress"  # it came while the newer head was gated
+    stack.wait_for_check(new_head)
+    stack.wait_until(lambda: drained(stack, late), what="the late delivery's jobs and the queue")
+    [run] = double.runs_for(new_head)
+    assert run["status"] == "completed" and run["conclusion"] == "success", run["output"]  # not superseded
+    old_runs = double.runs_for(old_head)
+    assert len(old_runs) <= 1 and all(r["status"] == "completed" and r["conclusion"] != "success"
+                                      for r in old_runs), old_runs
 
 
 def test_two_replays_at_once_make_one_run(stack, double, tmp_path):
