@@ -57,6 +57,17 @@ def corpus(quick: bool) -> list[tuple[str, str, Any, Predicate]]:
 
     cases.append(("flat", "k37 > 50 and flag", flat, flat_pred))
 
+    # the same width with each value a list of numbers: summing each key's list on its own cost a probe a key
+    flat_lists = {f"k{i}": [rng.randint(1, 80) for _ in range(3)] for i in range(40 * scale)}
+    flat_lists["k37"], flat_lists["flag"] = [15, 40, 64], True
+
+    def flat_lists_pred(v):
+        numbers = v.get("k37") if isinstance(v, dict) else None
+        ok = isinstance(numbers, list) and all(type(x) is int for x in numbers) and v.get("flag") is True
+        return "hot-flag" if ok and sum(numbers) > 50 else None
+
+    cases.append(("flat-lists", "sum(k37) > 50 and flag", flat_lists, flat_lists_pred))
+
     root = Path(__file__).resolve().parent.parent
     orders = json.loads((root / "examples/orders/base/tests/fixtures/orders.json").read_text())
     # a slice with the culprit (order 27): the whole 16 KB fixture is past Hypothesis's size limit
