@@ -78,6 +78,8 @@ class Evidence:
     witness_hash: str = ""
     replays: list[Evaluation] = field(default_factory=list)  # the witness series
     unshrunk_replays: list[Evaluation] = field(default_factory=list)
+    # a Hypothesis example's own replays, kept for people when its seeded search became the witness (distorted_example)
+    example_replays: list[Evaluation] = field(default_factory=list)
     base: Any = None  # witness_gate.baseline.BaseEvidence: what the base commit did with the witness
 
     @property
@@ -111,11 +113,9 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
     if last.outcome == "pass":
         return evidence
     evidence.target_reason = last.reason
-    wide = payload  # what is replayed when the witness alone does not fail every time
-    if last.example is not None and last.unshrunk is not None:  # a test's Hypothesis search shrank its failure itself: its example is the witness
+    if last.example is not None:  # a test's Hypothesis search shrank its failure itself: its example is the witness
         evidence.shrink = ShrinkResult(last.example, last.reason, steps=0, evaluations=0, stopped=True,
                                        budget_hit=False)
-        wide = last.unshrunk  # its unshrunk input: the first failing example the search found
     else:
         # a pass before the failure on the same payload: this property is flaky, so a passing candidate is retried
         tries = policy.flaky_tries if len(evidence.first) > 1 else 1
@@ -137,9 +137,25 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
         # shrinking can distort timing bugs, and the code under test can steer it onto a witness that fails on a
         # coin toss: unless every replay of the witness failed, the wide input gets its own series
         # (the witness's own replays disagreed: these would too, so they go one at a time)
-        evidence.unshrunk_replays = replay_series(wide, evaluate, policy.runs, "replay-unshrunk", progress,
+        evidence.unshrunk_replays = replay_series(payload, evaluate, policy.runs, "replay-unshrunk", progress,
                                                   at_once=False)
+        if last.example is not None:
+            distorted_example(evidence, payload)
     return evidence
+
+
+def distorted_example(evidence: Evidence, payload: Any) -> None:
+    """A Hypothesis example that wavers alone, while the seeded search that found it fails on every replay and never
+    saw an example waver, failed in the search because of what ran before it in that process (a cache, a counter): the
+    search is the witness, as it was before examples were kept, and its replays decide. A search that itself saw an
+    example fail and pass (unsteady) is no such distortion: the example's replays stand (a set-order bug's flake)."""
+    search = evidence.unshrunk_replays
+    if not search or not all(row.outcome == "fail" for row in search) or any(row.unsteady for row in search):
+        return
+    evidence.example_replays, evidence.replays, evidence.unshrunk_replays = evidence.replays, search, []
+    evidence.witness, evidence.witness_hash = payload, witness_hash(payload)
+    evidence.shrink = ShrinkResult(payload, evidence.target_reason or "", steps=0, evaluations=0, stopped=True,
+                                   budget_hit=False)
 
 
 def seen_two_ways(evidence: Evidence) -> bool:

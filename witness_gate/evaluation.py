@@ -29,7 +29,6 @@ class Evaluation:
     observed: str = field(default="", compare=False)
     # a test's failing Hypothesis search: the example it ended on, as the choice sequence that replays it (the witness)
     example: dict | None = field(default=None, compare=False)
-    unshrunk: dict | None = field(default=None, compare=False)  # the first failing example that search found
     unsteady: bool = False  # the judge's runner saw one example fail and pass within this evaluation (FlakyFailure)
 
     @property
@@ -90,7 +89,6 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
             detail = (detail + "\n" + observed).strip()[-DETAIL_CHARS:]
         return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports,
                           observed=observed, example=_example(verdict.get("witness")),
-                          unshrunk=_example(verdict.get("unshrunk")),
                           unsteady=verdict.get("unsteady") is True)
     said = str(verdict.get("detail") or "")  # the judge's own why (a test it could not collect), kept like a failure's
     return Evaluation("transport", reason or "no_verdict", (said + "\n" + detail).strip(), judge.seconds, isolation,

@@ -110,7 +110,8 @@ def _rows(rows: list[dict[str, Any]]) -> list[Evaluation]:
     for row in rows:
         if row["outcome"] not in ("pass", "fail", "transport"):
             raise ValueError(f"outcome {row['outcome']!r}")
-        out.append(Evaluation(row["outcome"], row.get("reason"), "", float(row.get("seconds", 0))))
+        out.append(Evaluation(row["outcome"], row.get("reason"), "", float(row.get("seconds", 0)),
+                              unsteady=row.get("unsteady") is True))
     return out
 
 
@@ -131,6 +132,7 @@ def _evidence(record: dict[str, Any]) -> Evidence | None:
         witness_hash=record.get("witness_hash") or "",
         replays=_rows(record.get("replays", [])),
         unshrunk_replays=_rows(record.get("unshrunk_replays", [])),
+        example_replays=_rows(record.get("example_replays", [])),
         base=_base(record.get("base")),
     )
 

@@ -342,6 +342,7 @@ def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None,
             witness=evidence.witness if evidence.failed_once else None,
             replays=_rows(evidence.replays),
             unshrunk_replays=_rows(evidence.unshrunk_replays),
+            **({"example_replays": _rows(evidence.example_replays)} if evidence.example_replays else {}),
             base=evidence.base.as_record(_rows) if evidence.base is not None else None,
         )
     if run.setup.record is not None:

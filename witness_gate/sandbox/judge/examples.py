@@ -21,7 +21,6 @@ class Examples:
     def __init__(self, replay: dict | None) -> None:
         self.replay = replay
         self.found: dict[str, list[tuple]] = {}  # nodeid -> each final falsifying example's choices
-        self.first: dict[str, tuple] = {}  # nodeid -> the first failing example the search found, before its shrink
         self.current = ""  # the test item running
         self.completed = False  # the replayed example returned: it passed
         self.said = ""  # what Hypothesis reported of the replayed example (its repr: "Falsifying example: ...")
@@ -30,21 +29,12 @@ class Examples:
     def install(self) -> None:
         try:
             from hypothesis.core import StateForActualGivenExecution
-            from hypothesis.internal.conjecture.data import Status
-            from hypothesis.internal.conjecture.engine import ConjectureRunner
         except ImportError:
             return
         original = StateForActualGivenExecution.__dict__.get("execute_once")
-        searched = ConjectureRunner.__dict__.get("test_function")
-        if original is None or searched is None:
+        if original is None:
             return
         examples = self
-
-        def test_function(runner, data, *args, **kwargs):
-            result = searched(runner, data, *args, **kwargs)
-            if data.status == Status.INTERESTING and examples.current not in examples.first:
-                examples.first[examples.current] = tuple(data.choices)
-            return result
 
         def execute_once(state, data, *args, **kwargs):
             final = kwargs.get("is_final", False)
@@ -64,27 +54,20 @@ class Examples:
             return result
 
         StateForActualGivenExecution.execute_once = execute_once
-        ConjectureRunner.test_function = test_function
-
-        def undo() -> None:
-            StateForActualGivenExecution.execute_once = original
-            ConjectureRunner.test_function = searched
-        self._undo = undo
+        self._undo = lambda: setattr(StateForActualGivenExecution, "execute_once", original)
 
     def uninstall(self) -> None:
         if self._undo is not None:
             self._undo()
             self._undo = None
 
-    def witness(self, nodeid: str, function) -> tuple[dict, dict] | None:
-        """The witness of the failure of `nodeid` and the unshrunk example it came from: its one final falsifying
-        example and the search's first failing one, when Hypothesis ran exactly one final example there and `function`
-        is a test `@reproduce_failure` can replay."""
+    def witness(self, nodeid: str, function) -> dict | None:
+        """The witness of the failure of `nodeid`: its one final falsifying example, when Hypothesis ran exactly one
+        there and `function` is a test `@reproduce_failure` can replay."""
         found = self.found.get(nodeid, [])
-        if len(found) != 1 or nodeid not in self.first or not getattr(function, "is_hypothesis_test", False):
+        if len(found) != 1 or not getattr(function, "is_hypothesis_test", False):
             return None
-        made = [_recording(nodeid, choices) for choices in (found[0], self.first[nodeid])]
-        return None if None in made else (made[0], made[1])
+        return _recording(nodeid, found[0])
 
 
 def _recording(nodeid: str, choices: tuple) -> dict | None:

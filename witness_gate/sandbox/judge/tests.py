@@ -151,7 +151,7 @@ def _run(selector: str, seed: str, blame, usable, reports: Reports) -> tuple[str
         found = None if replay is not None else reports.examples.witness(report.nodeid,
                                                                          reports.functions.get(report.nodeid))
         if found is not None:
-            more["witness"], more["unshrunk"] = found
+            more["witness"] = found
         return "fail", reason, detail, more
     if reports.interrupted is not None:
         return "fail", blame(reports.interrupted, root, None, usable), "the run was stopped by KeyboardInterrupt", {}
