@@ -58,6 +58,14 @@ def sort_in_place(values):
     values.sort()
 
 
+def first_two(items):
+    return [next(items), next(items)]  # an iterator, as natsort's helpers take one
+
+
+def parts(path):
+    return type(path).__name__, path.parts, str(path.with_suffix(""))
+
+
 def exact():
     return Decimal("0.1"), Fraction(1, 3), Point(1, 2), Colour.BLUE
 
@@ -107,7 +115,8 @@ def put_back(order):
 '''
 
 PROPS = '''
-from shop import (Cart, Colour, OutOfStock, apply, drop_negative, exact, hide_then_total, hiding_lines, lying_total,
+from shop import (Cart, Colour, OutOfStock, apply, drop_negative, exact, first_two, hide_then_total, hiding_lines,
+                  lying_total, parts,
                   put_back, sort_in_place, squares)
 
 
@@ -140,6 +149,14 @@ def prop_in_place(fixture):
     values = [3, 1, 2]
     sort_in_place(values)
     return values == [1, 2, 3]
+
+
+def prop_oracle_iterators_and_paths(fixture):
+    import pathlib
+    squares_here = (n * n for n in range(4))
+    return (first_two(iter([3, 1, 2])) == [3, 1] and first_two(squares_here) == [0, 1]
+            and parts(pathlib.Path("a/b.txt")) == ("PosixPath", ("a", "b.txt"), "a/b")
+            and parts(pathlib.PurePosixPath("/x/y.py")) == ("PurePosixPath", ("/", "x", "y.py"), "/x/y"))
 
 
 def prop_exact_values(fixture):
@@ -200,7 +217,7 @@ def evaluate(checkout, name, payload=None):
 
 
 @pytest.mark.parametrize("name", ["prop_object_methods", "prop_generator", "prop_callback", "prop_exception_caught",
-                                  "prop_in_place", "prop_exact_values"])
+                                  "prop_in_place", "prop_exact_values", "prop_oracle_iterators_and_paths"])
 def test_a_property_uses_the_implementation_as_if_it_were_here(checkout, name):
     row = evaluate(checkout, name)
     assert (row.outcome, row.reason, row.isolation) == ("pass", None, "split-cold"), row.detail
@@ -208,7 +225,7 @@ def test_a_property_uses_the_implementation_as_if_it_were_here(checkout, name):
 
 def test_an_implementation_exception_is_a_failure_that_names_where_it_was_raised(checkout):
     row = evaluate(checkout, "prop_exception_escapes")
-    assert (row.outcome, row.reason) == ("fail", "raise:OutOfStock@src/shop.py:27"), row.detail
+    assert (row.outcome, row.reason) == ("fail", "raise:OutOfStock@src/shop.py:28"), row.detail
 
 
 @pytest.mark.parametrize("name", ["prop_compare_objects", "prop_truth_of_object"])

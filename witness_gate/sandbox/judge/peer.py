@@ -186,6 +186,13 @@ class Peer:
                 return inner(base(value))
         if isinstance(value, tuple):
             return inner(tuple(value))
+        pathlib = sys.modules.get("pathlib")  # no path exists before its module is imported
+        if pathlib is not None and isinstance(value, pathlib.PurePath):
+            kind = next(k for k in (pathlib.PosixPath, pathlib.PurePosixPath, pathlib.PureWindowsPath)
+                        if isinstance(value, k))
+            return {"P": [kind.__name__, str(value)]}
+        if hasattr(type(value), "__next__") and hasattr(type(value), "__iter__"):
+            return {"J": _drained(value, inner)}
         if callable(value):
             number = next(self.callback_numbers)
             self.callbacks[number] = value
@@ -213,3 +220,18 @@ class Peer:
         if body not in self.callbacks:
             raise ValueError("a callable the judge no longer lends")
         return self.callbacks[body]
+
+
+MAX_DRAINED = 100_000
+
+
+def _drained(iterator, inner) -> list:
+    """An oracle's iterator (a generator, `iter([...])`) as the items it yields, read here: the implementation gets an
+    iterator over them, and never a way to call back into the judge once its call has returned."""
+    items = []
+    for item in iterator:
+        if len(items) == MAX_DRAINED:
+            raise TypeError(f"an iterator of more than {MAX_DRAINED} items cannot be handed to the implementation, "
+                            "which runs in another process: pass a list")
+        items.append(inner(item))
+    return items

@@ -34,6 +34,25 @@ class JudgeCallable:
         return f"<the judge's callable {self.number}>"
 
 
+def _iterator(body, inner):
+    """An iterator the oracle handed over, as the items it yielded (read in the judge)."""
+    if type(body) is not list:
+        raise TypeError("an iterator's items")
+    return iter([inner(item) for item in body])
+
+
+PATHS = ("PosixPath", "PurePosixPath", "PureWindowsPath")
+
+
+def _path(body, inner):
+    """A path the oracle handed over: its kind and its text."""
+    if type(body) is not list or len(body) != 2 or body[0] not in PATHS or type(body[1]) is not str:
+        raise TypeError("a path")
+    import pathlib
+
+    return getattr(pathlib, body[0])(body[1])
+
+
 class Server:
     def __init__(self, channel: Channel, root: str) -> None:
         self.channel = channel
@@ -42,7 +61,7 @@ class Server:
         self.numbers: dict[int, int] = {}  # id(object) -> its handle
         self.last_callback = 0
         self._tags = {"H": self._object, "K": lambda body, inner: JudgeCallable(self, int(body)),
-                      "E": self._enum_member, "U": self._named}
+                      "E": self._enum_member, "U": self._named, "J": _iterator, "P": _path}
 
     # -- values -----------------------------------------------------------------------------------------------
     def handle(self, obj) -> int:

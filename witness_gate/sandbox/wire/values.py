@@ -8,7 +8,7 @@ other value is an object with one key:
   I int (hex, when it is too long for decimal), F float that JSON has not (nan, inf, -inf), C complex [re, im],
   N Decimal (its str), Q Fraction [numerator, denominator], W date/time [kind, fields];
   and the sides' own: H handle, K callback, E enum member, G enum class, U named tuple, X exception,
-  Y exception class.
+  Y exception class; from the judge only, J an iterator (its items, read in the judge) and P a path [kind, text].
 """
 
 from __future__ import annotations
