@@ -58,6 +58,10 @@ def sort_in_place(values):
     values.sort()
 
 
+def compose(f, g):
+    return lambda x: g(f(x))  # keeps the callables it was given, as natsort's chain_functions does
+
+
 def first_two(items):
     return [next(items), next(items)]  # an iterator, as natsort's helpers take one
 
@@ -115,7 +119,7 @@ def put_back(order):
 '''
 
 PROPS = '''
-from shop import (Cart, Colour, OutOfStock, apply, drop_negative, exact, first_two, hide_then_total, hiding_lines,
+from shop import (Cart, Colour, OutOfStock, apply, compose, drop_negative, exact, first_two, hide_then_total, hiding_lines,
                   lying_total, parts,
                   put_back, sort_in_place, squares)
 
@@ -149,6 +153,11 @@ def prop_in_place(fixture):
     values = [3, 1, 2]
     sort_in_place(values)
     return values == [1, 2, 3]
+
+
+def prop_kept_callables(fixture):
+    twice_after_one = compose(lambda x: x + 1, lambda x: x * 2)
+    return twice_after_one(3) == 8 and twice_after_one(0) == 2
 
 
 def prop_oracle_iterators_and_paths(fixture):
@@ -217,7 +226,8 @@ def evaluate(checkout, name, payload=None):
 
 
 @pytest.mark.parametrize("name", ["prop_object_methods", "prop_generator", "prop_callback", "prop_exception_caught",
-                                  "prop_in_place", "prop_exact_values", "prop_oracle_iterators_and_paths"])
+                                  "prop_in_place", "prop_exact_values", "prop_oracle_iterators_and_paths",
+                                  "prop_kept_callables"])
 def test_a_property_uses_the_implementation_as_if_it_were_here(checkout, name):
     row = evaluate(checkout, name)
     assert (row.outcome, row.reason, row.isolation) == ("pass", None, "split-cold"), row.detail

@@ -32,8 +32,8 @@ class Peer:
         self.fault: WireFault | None = None
         self.numbers = itertools.count(1)
         self.handles: dict[int, Handle] = {}
-        self.callbacks: dict[int, object] = {}
-        self.scopes: list[list[int]] = []
+        self.callbacks: dict[int, object] = {}  # what the judge lent, for the rest of the evaluation (MAX_LENT)
+        self.lent: dict[int, int] = {}  # id(callable) -> its number, so one lent again and again is one entry
         self.callback_numbers = itertools.count(1)
         self.last_call_back = 0
         self.classes = Classes(self._handle)
@@ -59,33 +59,20 @@ class Peer:
             if type(name) is not str:
                 raise TypeError("an attribute name is a str")
             message["name"] = name
-        self.scopes.append([])
-        try:
-            if key is not _MISSING:
-                message["key"] = self.encode(key)
-            if v is not _MISSING:
-                message["v"] = self.encode(v)
-            return self._result(self._exchange(message), op)
-        finally:
-            self._end_scope()
+        if key is not _MISSING:
+            message["key"] = self.encode(key)
+        if v is not _MISSING:
+            message["v"] = self.encode(v)
+        return self._result(self._exchange(message), op)
 
     def call(self, number: int, args: tuple, kwargs: dict):
-        self.scopes.append([])
-        try:
-            other = self._other
-            message = {"op": "call", "h": number, "a": [encode(a, other) for a in args],
-                       "k": [[str(k), encode(v, other)] for k, v in kwargs.items()] if kwargs else []}
-            reply = self._exchange(message)
-            if "wb" in reply:
-                self.in_place.apply(reply["wb"], args, kwargs)
-            return self._result(reply)
-        finally:
-            self._end_scope()
-
-    def _end_scope(self) -> None:
-        scope = self.scopes.pop()
-        for number in scope:
-            self.callbacks.pop(number, None)
+        other = self._other
+        message = {"op": "call", "h": number, "a": [encode(a, other) for a in args],
+                   "k": [[str(k), encode(v, other)] for k, v in kwargs.items()] if kwargs else []}
+        reply = self._exchange(message)
+        if "wb" in reply:
+            self.in_place.apply(reply["wb"], args, kwargs)
+        return self._result(reply)
 
     def _exchange(self, message: dict) -> dict:
         if self.fault is not None:
@@ -194,12 +181,23 @@ class Peer:
         if hasattr(type(value), "__next__") and hasattr(type(value), "__iter__"):
             return {"J": _drained(value, inner)}
         if callable(value):
-            number = next(self.callback_numbers)
-            self.callbacks[number] = value
-            self.scopes[-1].append(number)
-            return {"K": number}
+            return {"K": self._lend(value)}
         raise TypeError(f"a {type(value).__name__} cannot be handed to the implementation, which runs in another "
                         "process: pass data, a callable, or an object the implementation gave")
+
+    def _lend(self, function) -> int:
+        """The number of a callable lent to the implementation, which may call it back whenever the judge waits on it,
+        as code in one process could call a function it kept (natsort's chain_functions returns a closure over the
+        functions it was given). The oldest is taken back past MAX_LENT distinct callables."""
+        number = self.lent.get(id(function))
+        if number is not None and self.callbacks.get(number) is function:
+            return number
+        number = next(self.callback_numbers)
+        self.callbacks[number] = function
+        self.lent[id(function)] = number
+        if len(self.callbacks) > MAX_LENT:
+            self.callbacks.pop(next(iter(self.callbacks)))
+        return number
 
     # -- values in --------------------------------------------------------------------------------------------
     def decode(self, tree):
@@ -223,6 +221,7 @@ class Peer:
 
 
 MAX_DRAINED = 100_000
+MAX_LENT = 100_000
 
 
 def _drained(iterator, inner) -> list:
