@@ -91,8 +91,11 @@ properties:
   with its Hypothesis version and the one test case it failed in (`{{"hypothesis", "choices", "case"}}`; a
   parametrized case is named whole). Each replay runs that one example once, in a subject of its own, as
   `@reproduce_failure` does; the report, `--json` (`reproduce`) and the check run print that decorator beside
-  `witness-gate replay`, for pasting onto the test. If the witness does not fail every time, the first
-  failing example the search found (before its shrink) is replayed as the unshrunk input. A test Hypothesis
+  `witness-gate replay`, for pasting onto the test. If the example does not fail on every replay, the seeded
+  search (the empty payload) is replayed as the unshrunk input; when that fails on every replay and Hypothesis
+  never saw an example fail and pass in it (looked at up to 4 x `policy.runs` times), the example failed inside
+  the search only because of what ran before it in that process (a cache, a counter), so the search is the
+  witness and decides, and the example's own replays stay on the record (`example_replays`). A test Hypothesis
   cannot replay that way (a state machine, an explicit `@example`, several failures at once) keeps the empty
   payload, and its replays re-run the seeded search.
 - Replays that disagree make a `flake`. A property already seen to give two results (a pass before its first

@@ -140,22 +140,38 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
         evidence.unshrunk_replays = replay_series(payload, evaluate, policy.runs, "replay-unshrunk", progress,
                                                   at_once=False)
         if last.example is not None:
-            distorted_example(evidence, payload)
+            distorted_example(evidence, payload, evaluate, policy, progress)
     return evidence
 
 
-def distorted_example(evidence: Evidence, payload: Any) -> None:
-    """A Hypothesis example that wavers alone, while the seeded search that found it fails on every replay and never
-    saw an example waver, failed in the search because of what ran before it in that process (a cache, a counter): the
-    search is the witness, as it was before examples were kept, and its replays decide. A search that itself saw an
-    example fail and pass (unsteady) is no such distortion: the example's replays stand (a set-order bug's flake)."""
+def distorted_example(evidence: Evidence, payload: Any, evaluate: Evaluate, policy: Policy,
+                      progress: Progress = _quiet) -> None:
+    """A Hypothesis example that does not fail every time alone, while the seeded search that found it fails on every
+    replay and never sees an example waver, failed in the search because of what ran before it in that process (a
+    cache, a counter, a coin tossed on a process's first call): the search is the witness, as it was before examples
+    were kept, and its replays decide. A search that itself saw an example fail and pass (`wavered`: Hypothesis's
+    FlakyFailure, in the first run or a replay) is no such distortion, and the example's replays stand (a set-order
+    bug's flake); a search whose replays agree on that is looked at harder first (up to UNSTEADY_RUNS x runs), since a
+    search sees its example waver in some processes only."""
     search = evidence.unshrunk_replays
-    if not search or not all(row.outcome == "fail" for row in search) or any(row.unsteady for row in search):
+    if not search or not all(row.outcome == "fail" for row in search):
+        return
+    while not wavered(evidence) and len(search) < policy.runs * UNSTEADY_RUNS:
+        search.append(evaluate(payload))
+        progress("replay-unshrunk", len(search), policy.runs * UNSTEADY_RUNS)
+        if search[-1].outcome != "fail":
+            return
+    if wavered(evidence):
         return
     evidence.example_replays, evidence.replays, evidence.unshrunk_replays = evidence.replays, search, []
     evidence.witness, evidence.witness_hash = payload, witness_hash(payload)
     evidence.shrink = ShrinkResult(payload, evidence.target_reason or "", steps=0, evaluations=0, stopped=True,
                                    budget_hit=False)
+
+
+def wavered(evidence: Evidence) -> bool:
+    """Whether a run of the pinned payload saw one example fail and pass (Hypothesis's FlakyFailure)."""
+    return any(row.unsteady for row in evidence.first + evidence.unshrunk_replays)
 
 
 def seen_two_ways(evidence: Evidence) -> bool:

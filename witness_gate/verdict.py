@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from witness_gate import budget, gate, labels, outcomes
-from witness_gate.attempt import Binding, Evidence, Policy, observations, sign
+from witness_gate.attempt import Binding, Evidence, Policy, observations, sign, wavered
 
 # the one table of labels (witness_gate.outcomes), as the names older callers use
 ORDER = outcomes.ORDER
@@ -201,7 +201,7 @@ def _evidence_holds(evidence: Evidence, policy: Policy, failures: int, runs: int
     if evidence.failed_once and failures == 0 and any(r.outcome == "fail" for r in wide):
         holds.append("shrink_distorted")  # the wide input still fails, its witness does not
     elif (0 < failures < runs and len(wide) >= policy.min_reruns and all(r.outcome == "fail" for r in wide)
-          and not any(r.unsteady for r in wide)):
+          and not wavered(evidence)):
         # the wide input fails every time, its witness only sometimes: no flake, unless the wide input's own runs saw
         # one example fail and pass (Hypothesis's FlakyFailure in a seeded search: a set order, an address)
         holds.append("shrink_distorted")
