@@ -509,3 +509,123 @@ def test_no_side_of_the_implementation_sees_a_fixture_or_a_property(tmp_path):
     assert [row.isolation for row in rows] == ["split-cold", "split-warm", "split-warm"]
     for row in rows:
         assert row.outcome == "fail" and row.reason.split() == ["/repo/src/peek.py"], row
+
+
+# what oracle values crossing by data and lent callables must never do (a reviewer's attacks, session 16)
+LENT_IMPL = '''
+import gc
+import sys
+
+
+def notify(cb, x):
+    cb(x * 2)
+
+
+def is_text(path):
+    return False  # a regression: the property must catch it
+
+
+def call_number(n, *args):  # calls the judge's callable number n, handed over or not
+    server = sys.modules["witness_gate.sandbox.subject.server"]
+    live = next(o for o in gc.get_objects() if type(o) is server.Server)
+    return server.JudgeCallable(live, n)(*args)
+'''
+
+LENT_PROPS = '''
+import pathlib
+from unittest import mock
+
+from impl import call_number, is_text, notify
+
+
+def prop_magicmock(fixture):
+    cb = mock.MagicMock()
+    notify(cb, 5)
+    cb.assert_called_once_with(10)
+
+
+class Here(pathlib.Path):  # a project's own path class (3.12: `pass` is enough)
+    _flavour = type(pathlib.Path())._flavour
+
+
+def prop_all_text(fixture):
+    return all(map(is_text, [Here("a.txt")]))
+
+
+def prop_never_handed(fixture):
+    secret = []
+    try:
+        notify(secret.append, object())  # refused before anything is sent: object() cannot cross
+    except TypeError:
+        pass
+    call_number(1, "reached")
+    return secret == [] or f"secret {secret}"
+'''
+
+
+def evaluate_lent(tmp_path, name):
+    checkout = staged(tmp_path, {"src/impl.py": LENT_IMPL, "tests/properties/test_a.py": LENT_PROPS})
+    runner = PropertyRunner(checkout, f"tests/properties/test_a.py::{name}", "1", Sandbox("bwrap"), timeout_seconds=20)
+    try:
+        return runner({})
+    finally:
+        runner.close()
+
+
+def test_an_oracle_s_magicmock_is_lent_as_a_callable_not_drained_as_an_iterator(tmp_path):
+    # found by a reviewer of b2fb4ab: MagicMock has __next__/__iter__, so it crosses as iter([]); base and head fail alike at the call
+    # (raise:TypeError@src/...), so a head regression in what it passes the mock becomes pre_existing
+    row = evaluate_lent(tmp_path, "prop_magicmock")
+    assert (row.outcome, row.reason) == ("pass", None), row.detail[-300:]
+
+
+def test_an_oracle_s_own_path_class_cannot_end_the_property_s_loop(tmp_path):
+    # found by a reviewer of b2fb4ab: _other's next(...) over three path kinds raises StopIteration for any other PurePath; it escapes
+    # Handle.__call__ and ends map() silently, so all(...) of nothing is True and the regression passes
+    row = evaluate_lent(tmp_path, "prop_all_text")
+    assert row.outcome == "fail", (row.outcome, row.reason)
+
+
+def test_a_callable_the_implementation_was_never_handed_cannot_be_called_back(tmp_path):
+    # found by a reviewer of 54ce191: a callable numbered during an encode that then failed stays lent; the subject guesses its number
+    row = evaluate_lent(tmp_path, "prop_never_handed")
+    assert (row.outcome, row.reason) == ("transport", "wire:unexpected"), (row.outcome, row.reason)
+
+
+MALFORMED_IMPL = '''
+import sys
+
+
+def evil():
+    server = sys.modules["witness_gate.sandbox.subject.server"]
+    original = server.Server.encode
+
+    def encode(self, value):
+        return {"J": []} if value == "evil" else original(self, value)
+    server.Server.encode = encode  # its answer: a form only the judge may send
+    return "evil"
+'''
+
+MALFORMED_PROPS = '''
+from impl import evil
+
+
+def prop_catches_a_malformed_answer(fixture):
+    try:
+        evil()
+    except Exception:
+        pass
+    return True
+'''
+
+
+def test_a_malformed_answer_is_no_verdict_even_when_the_property_catches_it(tmp_path):
+    # found by a reviewer: a value the judge could not decode raised a WireFault the property could catch (pass)
+    checkout = staged(tmp_path, {"src/impl.py": MALFORMED_IMPL, "tests/properties/test_a.py": MALFORMED_PROPS})
+    runner = PropertyRunner(checkout, "tests/properties/test_a.py::prop_catches_a_malformed_answer", "1",
+                            Sandbox("bwrap"), timeout_seconds=20)
+    try:
+        row = runner({})
+    finally:
+        runner.close()
+    assert (row.outcome, row.reason) == ("transport", "wire:malformed"), (row.outcome, row.reason, row.detail[-300:])

@@ -34,6 +34,7 @@ class Peer:
         self.handles: dict[int, Handle] = {}
         self.callbacks: dict[int, object] = {}  # what the judge lent, for the rest of the evaluation (MAX_LENT)
         self.lent: dict[int, int] = {}  # id(callable) -> its number, so one lent again and again is one entry
+        self.fresh: list[int] = []  # numbers lent while a message is encoded: taken back if it is never sent
         self.callback_numbers = itertools.count(1)
         self.last_call_back = 0
         self.classes = Classes(self._handle)
@@ -59,20 +60,45 @@ class Peer:
             if type(name) is not str:
                 raise TypeError("an attribute name is a str")
             message["name"] = name
-        if key is not _MISSING:
-            message["key"] = self.encode(key)
-        if v is not _MISSING:
-            message["v"] = self.encode(v)
-        return self._result(self._exchange(message), op)
+        def build() -> dict:
+            if key is not _MISSING:
+                message["key"] = self.encode(key)
+            if v is not _MISSING:
+                message["v"] = self.encode(v)
+            return message
+        return self._result(self._exchange(self._encoded(build)), op)
 
     def call(self, number: int, args: tuple, kwargs: dict):
         other = self._other
-        message = {"op": "call", "h": number, "a": [encode(a, other) for a in args],
-                   "k": [[str(k), encode(v, other)] for k, v in kwargs.items()] if kwargs else []}
+        message = self._encoded(lambda: {
+            "op": "call", "h": number, "a": [encode(a, other) for a in args],
+            "k": [[str(k), encode(v, other)] for k, v in kwargs.items()] if kwargs else []})
         reply = self._exchange(message)
         if "wb" in reply:
             self.in_place.apply(reply["wb"], args, kwargs)
         return self._result(reply)
+
+    def _encoded(self, build):
+        """The message `build` makes. A callable lent while it was encoded is taken back when encoding fails (it was
+        never handed over, so the implementation may not call it: found by a reviewer); a StopIteration raised in
+        encoding (an oracle's iterator, a path) never reaches the property, where it would end a loop silently."""
+        mark = len(self.fresh)
+        try:
+            return build()
+        except StopIteration as exc:
+            self._take_back(mark)
+            raise RuntimeError("StopIteration while a value was handed to the implementation") from exc
+        except BaseException:
+            self._take_back(mark)
+            raise
+        finally:
+            del self.fresh[mark:]
+
+    def _take_back(self, mark: int) -> None:
+        for number in self.fresh[mark:]:
+            function = self.callbacks.pop(number, None)
+            if self.lent.get(id(function)) == number:
+                del self.lent[id(function)]
 
     def _exchange(self, message: dict) -> dict:
         if self.fault is not None:
@@ -98,9 +124,13 @@ class Peer:
             raise self.fault from None
 
     def _result(self, reply: dict, op: str = ""):
-        if "ok" in reply:  # _exchange saw that a reply has one of "ok" and "err"
-            return decode(reply["ok"], self._tags)
-        error = self.decode(reply["err"])
+        try:
+            if "ok" in reply:  # _exchange saw that a reply has one of "ok" and "err"
+                return decode(reply["ok"], self._tags)
+            error = self.decode(reply["err"])
+        except WireFault as fault:  # a malformed answer sticks like any fault: the property cannot catch it away
+            self.fault = self.fault or fault
+            raise self.fault from None
         if not isinstance(error, BaseException):
             raise WireFault("malformed", "an error that is not an exception")
         if op != "next" and isinstance(error, (StopIteration, StopAsyncIteration)):
@@ -129,7 +159,8 @@ class Peer:
                 raise WireFault("malformed", "a callback's keyword argument")
             kwargs[pair[0]] = self.decode(pair[1])
         try:
-            answer = {"re": request, "ok": self.encode(function(*args, **kwargs))}
+            result = function(*args, **kwargs)
+            answer = {"re": request, "ok": self._encoded(lambda: self.encode(result))}
         except WireFault:
             raise
         except BaseException as exc:  # noqa: BLE001 - the callable's exception goes back to the implementation
@@ -174,14 +205,14 @@ class Peer:
         if isinstance(value, tuple):
             return inner(tuple(value))
         pathlib = sys.modules.get("pathlib")  # no path exists before its module is imported
-        if pathlib is not None and isinstance(value, pathlib.PurePath):
-            kind = next(k for k in (pathlib.PosixPath, pathlib.PurePosixPath, pathlib.PureWindowsPath)
-                        if isinstance(value, k))
-            return {"P": [kind.__name__, str(value)]}
+        if pathlib is not None and isinstance(value, pathlib.PurePath):  # a project's own path class too
+            kind = ("PureWindowsPath" if isinstance(value, pathlib.PureWindowsPath) else
+                    "PosixPath" if isinstance(value, pathlib.Path) else "PurePosixPath")
+            return {"P": [kind, str(value)]}
+        if callable(value):  # before iterators: a MagicMock is both, and a test hands it over to be called
+            return {"K": self._lend(value)}
         if hasattr(type(value), "__next__") and hasattr(type(value), "__iter__"):
             return {"J": _drained(value, inner)}
-        if callable(value):
-            return {"K": self._lend(value)}
         raise TypeError(f"a {type(value).__name__} cannot be handed to the implementation, which runs in another "
                         "process: pass data, a callable, or an object the implementation gave")
 
@@ -195,8 +226,12 @@ class Peer:
         number = next(self.callback_numbers)
         self.callbacks[number] = function
         self.lent[id(function)] = number
+        self.fresh.append(number)
         if len(self.callbacks) > MAX_LENT:
-            self.callbacks.pop(next(iter(self.callbacks)))
+            oldest = next(iter(self.callbacks))
+            if self.lent.get(id(self.callbacks[oldest])) == oldest:
+                del self.lent[id(self.callbacks[oldest])]
+            del self.callbacks[oldest]
         return number
 
     # -- values in --------------------------------------------------------------------------------------------
