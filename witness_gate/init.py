@@ -18,6 +18,10 @@ NOT_CODE = ("docs", "doc", ".github", "examples", "benchmarks", "bench", "script
 IGNORE = ("**/*.md", "**/*.rst", "docs/", "LICENSE*")
 MAX_CONFIG_BYTES = 1 << 20
 FREEZE_HOURS = 24
+# the set-up that installs a project's declared dependencies: each one an argument of its own, never part of the script
+INSTALL = ("sh", "-c", 'python3 -m pip install --quiet --no-input --disable-pip-version-check --target "$WITNESS_ENV" '
+           '"$@"', "sh")
+MAX_DEPENDENCIES = 100
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class Layout:
     config_file: str = ""  # the file they came from
     properties: bool = False  # tests/properties/ exists: prop_* functions, the gate's own form
     fixtures: bool = False  # tests/fixtures/ exists
+    dependencies: tuple[str, ...] = ()  # pyproject.toml's [project] dependencies, as written
 
 
 def read_layout(repo: Path) -> Layout:
@@ -46,7 +51,7 @@ def read_layout(repo: Path) -> Layout:
             testpaths, source = found, name
             break
     return Layout(folders, packages, modules, testpaths, source, (repo / "tests" / "properties").is_dir(),
-                  (repo / "tests" / "fixtures").is_dir())
+                  (repo / "tests" / "fixtures").is_dir(), _dependencies(repo / "pyproject.toml"))
 
 
 def propose(layout: Layout) -> tuple[str, list[str]]:
@@ -67,6 +72,11 @@ def propose(layout: Layout) -> tuple[str, list[str]]:
              f"  ignore: {_list(IGNORE)}"]
     if tests:
         lines += ["properties:", f"  pytest: {_list(tests)}"]
+    if layout.dependencies:
+        lines += ["setup:", f"  command: {_list(INSTALL + layout.dependencies)}"]
+        why.append(f"setup.command: pip installs the project's dependencies ({', '.join(layout.dependencies)}, from "
+                   "pyproject.toml) where the code under test finds them; without them its imports give no verdict. "
+                   "The package index it may reach is the operator's choice (WITNESS_SETUP_HOSTS)")
     lines += ["freeze:", f"  expires_in_hours: {FREEZE_HOURS}"]
     why.append(f"freeze.expires_in_hours: {FREEZE_HOURS}: a flake (a test that fails on some runs of the same code) is "
                f"proposed for a freeze this long, which someone with write access may accept; without it a flake "
@@ -108,6 +118,22 @@ def _impl(layout: Layout, tests: list[str], why: list[str]) -> list[str]:
     why.append("paths.impl: src/: no package found at the top; every path that is neither oracle nor ignored counts "
                "as implementation anyway (the split fails closed)")
     return ["src/"]
+
+
+def _dependencies(path: Path) -> tuple[str, ...]:
+    """pyproject.toml's `[project] dependencies` (requirement strings, as written); none when it has none or cannot be
+    read."""
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_CONFIG_BYTES:
+            return ()
+        found = tomllib.loads(path.read_text("utf-8")).get("project", {}).get("dependencies", [])
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError, RecursionError, ValueError):
+        return ()
+    if not isinstance(found, list):
+        return ()
+    # a requirement, never an option of pip's (`--index-url`, `-e .`)
+    return tuple(item.strip() for item in found if isinstance(item, str) and item.strip()
+                 and not item.strip().startswith("-"))[:MAX_DEPENDENCIES]
 
 
 def _testpaths(path: Path, section: str | None) -> tuple[str, ...] | None:
