@@ -114,8 +114,7 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
         return evidence
     evidence.target_reason = last.reason
     if last.example is not None:  # a test's Hypothesis search shrank its failure itself: its example is the witness
-        evidence.shrink = ShrinkResult(last.example, last.reason, steps=0, evaluations=0, stopped=True,
-                                       budget_hit=False)
+        evidence.shrink = _kept_whole(last.example, last.reason)
     else:
         # a pass before the failure on the same payload: this property is flaky, so a passing candidate is retried
         tries = policy.flaky_tries if len(evidence.first) > 1 else 1
@@ -156,17 +155,21 @@ def distorted_example(evidence: Evidence, payload: Any, evaluate: Evaluate, poli
     search = evidence.unshrunk_replays
     if not search or not all(row.outcome == "fail" for row in search):
         return
-    while not wavered(evidence) and len(search) < policy.runs * UNSTEADY_RUNS:
+    while not wavered(evidence):
+        if len(search) >= policy.runs * UNSTEADY_RUNS:  # it never wavered: the search is the witness
+            evidence.example_replays, evidence.replays, evidence.unshrunk_replays = evidence.replays, search, []
+            evidence.witness, evidence.witness_hash = payload, witness_hash(payload)
+            evidence.shrink = _kept_whole(payload, evidence.target_reason or "")
+            return
         search.append(evaluate(payload))
         progress("replay-unshrunk", len(search), policy.runs * UNSTEADY_RUNS)
         if search[-1].outcome != "fail":
             return
-    if wavered(evidence):
-        return
-    evidence.example_replays, evidence.replays, evidence.unshrunk_replays = evidence.replays, search, []
-    evidence.witness, evidence.witness_hash = payload, witness_hash(payload)
-    evidence.shrink = ShrinkResult(payload, evidence.target_reason or "", steps=0, evaluations=0, stopped=True,
-                                   budget_hit=False)
+
+
+def _kept_whole(witness: Any, reason: str) -> ShrinkResult:
+    """A witness no shrink of ours made: Hypothesis's own example, or the seeded search itself."""
+    return ShrinkResult(witness, reason, steps=0, evaluations=0, stopped=True, budget_hit=False)
 
 
 def wavered(evidence: Evidence) -> bool:
