@@ -355,6 +355,9 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     import time
 
     from witness_gate.sandbox.judge import asserts, examples, tests
+    from witness_gate.sandbox.judge.blame import (
+        blame, fault_kind, missing_package, missing_why, shadowed_why, test_verdict,
+    )
     from witness_gate.sandbox.judge.imports import SubjectModules
     from witness_gate.sandbox.judge.inplace import containers
     from witness_gate.sandbox.judge.peer import Peer
@@ -384,7 +387,7 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     sys.meta_path.insert(0, finder)
     shadowed = judge_held(finder)
     if shadowed:  # the judge could never ask the implementation for these: no verdict, before anything runs
-        finish("transport", "shadowed", _shadowed_why(shadowed))
+        finish("transport", "shadowed", shadowed_why(shadowed))
     missed = ""
     ours = set(env.get("WITNESS_SUBJECT_MODULES", "").split(","))
 
@@ -396,21 +399,10 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     peer.in_place.payload_ids = frozenset(containers(payload))
     seed_random(env.get("WITNESS_SEED", ""))
     if tests.is_test(selector):  # a repository's own pytest test: pytest runs it here
-        missed_in_test: list[str] = []
-
-        def blame(exc, *args):
-            missed_in_test.extend(name for name in (missing(exc),) if name)
-            return _blame(exc, *args)
-
         if payload and not examples.recorded(payload):
             finish("transport", "witness", "a test's payload is empty, or a Hypothesis example the gate recorded")
-        outcome, reason, detail, said = tests.run_test(selector, env.get("WITNESS_SEED", ""), blame, usable_reason,
-                                                       payload or None)
-        if peer.fault is not None:
-            finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
-        if missed_in_test and outcome == "fail":
-            finish("transport", "missing_package", _missing_why(missed_in_test[0]), peer.imported)
-        finish(outcome, reason, detail, peer.imported, said)
+        finish(*test_verdict(peer, ours, root, lambda blame: tests.run_test(
+            selector, env.get("WITNESS_SEED", ""), blame, usable_reason, payload or None)))
     try:
         module = load_file("witness_property_" + relpath.replace("/", "_").removesuffix(".py"), os.path.join(root, relpath))
         prop = getattr(module, function, None)
@@ -418,12 +410,12 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
             raise AttributeError(f"{relpath} has no function {function}")
     except BaseException as exc:  # noqa: BLE001 - the implementation's failure is a verdict, the oracle's is none
         if peer.fault is not None:
-            finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
-        blamed = _blame(exc, root, relpath, usable_reason)
+            finish("transport", fault_kind(peer.fault), peer.fault.detail, peer.imported)
+        blamed = blame(exc, root, relpath, usable_reason)
         _print_exception(exc)
         missed = missing(exc) if blamed else ""  # the implementation's import of a package nobody installed
         if missed:
-            finish("transport", "missing_package", _missing_why(missed), peer.imported)
+            finish("transport", "missing_package", missing_why(missed), peer.imported)
         if blamed:
             finish("fail", blamed, "", peer.imported)
         finish("transport", "import", f"cannot import {relpath}: {_one_line(exc)}", peer.imported)
@@ -431,7 +423,7 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     try:
         outcome, reason = verdict_of(prop(payload))
     except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
-        outcome, reason = "fail", _blame(exc, root, None, usable_reason) or usable_reason(
+        outcome, reason = "fail", blame(exc, root, None, usable_reason) or usable_reason(
             f"raise:{type(exc).__name__[:80]}@?")
         missed = missing(exc)
         if missed:
@@ -443,12 +435,12 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
             observed = f"AssertionError: {compared}"
         _print_exception(exc)
     if peer.fault is not None:  # whatever the property made of it, a broken boundary gives no verdict
-        finish("transport", _fault(peer.fault), peer.fault.detail, peer.imported)
+        finish("transport", fault_kind(peer.fault), peer.fault.detail, peer.imported)
     if peer.in_place.payload_changed:  # whatever it holds at the end: a later call could have put it back
         finish("fail", "mutated_payload", "the implementation changed the pinned payload it was handed",
                peer.imported)
     if outcome == "transport":
-        finish("transport", reason, _missing_why(missed), peer.imported)
+        finish("transport", reason, missing_why(missed), peer.imported)
     if outcome == "no_verdict":
         finish("transport", "bad_return", reason, peer.imported)
     finish(outcome, reason, observed if outcome == "fail" else "", peer.imported)
@@ -465,69 +457,6 @@ def judge_held(finder) -> set[str]:
     except OSError:
         installed = set()
     return {name for name in finder.names - finder.new if name in sys.modules or name in installed}
-
-
-def missing_package(exc: BaseException, ours: set[str], root: str) -> str:
-    """The package a ModuleNotFoundError in `exc`'s chain missed, when it is none of the repository's modules nor the
-    standard library's: a package the evaluation's environment lacks (the set-up installs none), so nothing was judged
-    ('' otherwise: a module of the repository missing is the code's own failure)."""
-    from witness_gate.sandbox.judge.imports import _in_view
-
-    seen = 0
-    while exc is not None and seen < 10:
-        name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
-        if isinstance(name, str) and name:
-            top = name.partition(".")[0]
-            if top not in ours and top not in sys.stdlib_module_names and not _in_view(root, top):
-                return top
-        exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return ""
-
-
-def _missing_why(name) -> str:
-    return (f"the code imports {name}, a package neither the repository nor its set-up provides, on both sides of the "
-            "gate alike: nothing was judged. Install the project's dependencies in .witness.yml's setup "
-            "(setup.requirements or setup.command)")
-
-
-def _shadowed_why(names: set[str]) -> str:
-    listed = ", ".join(sorted(names))
-    return (f"the implementation has {listed}, and the judge runs a copy of its own under that name (the gate's "
-            "pytest and what it imports): the judge cannot ask the implementation for it; rename the "
-            "implementation's module")
-
-
-def _fault(fault) -> str:
-    """The transport kind of a broken boundary: a late answer is the evaluation's own timeout."""
-    return "timeout" if fault.kind == "timeout" else f"wire:{fault.kind}"
-
-
-def _blame(exc: BaseException, root: str, own: str | None, usable) -> str | None:
-    """`raise:<Type>@<relpath>:<line>`: where the implementation raised (its process said where), else the innermost
-    frame of the repository here; None for an import that failed in the property's own module or outside."""
-    import traceback
-
-    name = type(exc).__name__[:80]
-    said = getattr(exc, "__dict__", {})
-    if "__witness_where__" in said:  # raised by the implementation, whose process said where
-        return usable(f"raise:{name}@{said['__witness_where__'] or '?'}")
-    if own is not None and isinstance(exc, ImportError) and _from_subject(exc):
-        return usable(f"raise:{name}@{exc.path or '?'}")
-    if own is not None:  # the property's module, or an oracle file it imports, is the oracle's: no verdict
-        return None
-    prefix = os.path.realpath(root) + os.sep
-    found = "?"
-    for frame in traceback.extract_tb(exc.__traceback__):
-        full = os.path.realpath(frame.filename) if not frame.filename.startswith("<") else ""
-        if full.startswith(prefix):
-            found = f"{full[len(prefix):]}:{frame.lineno}"
-    return usable(f"raise:{name}@{found}")
-
-
-def _from_subject(exc: ImportError) -> bool:
-    """`from m import name` of a name the implementation's module does not have."""
-    module = sys.modules.get(exc.name or "")
-    return type(module).__name__ == "ProxyModule"
 
 
 def _print_exception(exc: BaseException) -> None:

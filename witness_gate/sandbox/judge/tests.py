@@ -102,7 +102,6 @@ def _run(selector: str, seed: str, blame, usable, reports: Reports) -> tuple[str
     nodeid = selector[len(PREFIX):]
     relpath, _, node = nodeid.partition("::")
     named = None
-    replay = reports.examples.replay
     if node.startswith("*:"):  # every test of the file but those named (each a property of its own)
         nodeid, named = relpath, frozenset(filter(None, node[2:].split(",")))
     try:
@@ -114,14 +113,24 @@ def _run(selector: str, seed: str, blame, usable, reports: Reports) -> tuple[str
     # next (a warm judge's children share its /tmp)
     os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = tempfile.mkdtemp(prefix="hypothesis-")
     reports.named = named
-    args = [nodeid, "-p", "no:cacheprovider", "-p", "no:stepwise", "-p", "no:randomly", "-q", "--no-header",
+    try:
+        code = int(pytest.main(arguments(nodeid, seed), plugins=[reports]))
+    except BaseException as exc:  # noqa: BLE001 - pytest's own failure, or a SystemExit of the code it ran
+        return "transport", "pytest", f"pytest stopped: {type(exc).__name__}: {exc}"[:MAX_DETAIL], {}
+    return judged(reports, code, nodeid, named, blame, usable)
+
+
+def arguments(nodeid: str, seed: str) -> list[str]:
+    """pytest's command line for `nodeid`: the oracle's own configuration, no cache, Hypothesis seeded."""
+    return [nodeid, "-p", "no:cacheprovider", "-p", "no:stepwise", "-p", "no:randomly", "-q", "--no-header",
             "-o", "console_output_style=classic", "--rootdir", os.getcwd(), "--tb=short",
             "-W", "ignore::pytest.PytestAssertRewriteWarning",  # the plugins a warm judge imported before it forked
             f"--hypothesis-seed={_hypothesis_seed(seed)}"]
-    try:
-        code = int(pytest.main(args, plugins=[reports]))
-    except BaseException as exc:  # noqa: BLE001 - pytest's own failure, or a SystemExit of the code it ran
-        return "transport", "pytest", f"pytest stopped: {type(exc).__name__}: {exc}"[:MAX_DETAIL], {}
+
+
+def judged(reports: Reports, code: int, nodeid: str, named, blame, usable) -> tuple[str, str | None, str, dict]:
+    """The verdict of what pytest reported of the tests `nodeid` names (run_test's), given pytest's exit `code`."""
+    replay = reports.examples.replay
     if replay is not None:
         code = _replayed(reports, code)
     if reports.unusable:
@@ -167,6 +176,23 @@ def _run(selector: str, seed: str, blame, usable, reports: Reports) -> tuple[str
         return "pass", None, "", {}
     return "transport", "pytest", (f"pytest ended with exit {code}, {ran.count(None)} of {len(ran)} tests of {nodeid} "
                                    "without a result"), {}
+
+
+def chosen(items: list, selector: str) -> list:
+    """The items of one file's collection that the test `selector` names, as pytest.main would select them: a
+    function's parametrized cases, a class's tests, or every test but those named (`*:`)."""
+    relpath, _, node = selector[len(PREFIX):].partition("::")
+    found = []
+    for item in items:
+        path, _, rest = item.nodeid.partition("::")
+        if path != relpath:
+            continue
+        if node.startswith("*:"):
+            if rest.split("[")[0] not in frozenset(node[2:].split(",")):
+                found.append(item)
+        elif rest == node or rest.startswith((node + "[", node + "::")):
+            found.append(item)
+    return found
 
 
 def _replayed(reports: Reports, code: int) -> int:
