@@ -98,11 +98,13 @@ class Evidence:
 
 
 def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Progress = _quiet,
-                candidate: Evaluate | None = None) -> Evidence:
-    """Steps 4-7: first run and sample plan, shrink on failure, replay the witness."""
+                candidate: Evaluate | None = None, ready: list[Evaluation] | None = None) -> Evidence:
+    """Steps 4-7: first run and sample plan, shrink on failure, replay the witness. `ready`: first-run rows already
+    made (a sweep of a file's tests), each cold and on this payload, taken before any is evaluated here."""
     evidence = Evidence(pinned_hash=witness_hash(payload))
+    ready = list(ready or ())[:policy.runs]
     for i in range(policy.runs):
-        row = evaluate(payload)
+        row = ready.pop(0) if ready else evaluate(payload)
         evidence.first.append(row)
         progress("run", i + 1, policy.runs)
         if row.outcome != "pass":

@@ -31,7 +31,9 @@ from witness_gate.safefs import UnsafePath, read_inside
 from witness_gate.sandbox import ENV_MOUNT, JUDGE_SITE_MOUNT, Limits, Mount, Sandbox, settle, stage_root
 from witness_gate.sandbox.judge.tests import PREFIX as PYTEST_PREFIX, is_test
 from witness_gate.sandbox.names import imported_names
-from witness_gate.sandbox.forks import READY_SECONDS, Ahead, ForkServer, end_process, read_until_closed
+from witness_gate.sandbox.forks import (
+    READY_SECONDS, Ahead, ForkServer, ask_serving, end_process, read_until_closed, start_serving,
+)
 from witness_gate.sandbox.views import Views, split_checkout
 from witness_gate.staging import judge_site, mark_fixed
 from witness_gate.warm_settings import parallel_from_environment, warm_from_environment
@@ -50,7 +52,7 @@ def layout_env(layout: int) -> dict[str, str]:
     return {"PYTHONHASHSEED": str(layout), "WITNESS_LAYOUT": str(layout)}
 
 
-def _exit_code_of(verdict_line: bytes) -> tuple[int | None, bool]:
+def exit_code_of(verdict_line: bytes) -> tuple[int | None, bool]:
     """(the exit code a judge that wrote this verdict line ends with, whether a series judge ends after it): a
     series judge goes on; None for no verdict."""
     try:
@@ -276,6 +278,14 @@ class PropertyRunner:
         finally:
             ahead.done(subject)
 
+    def sweep(self, selectors: list[str], runs: int, progress=None
+              ) -> tuple[dict[str, list[Evaluation]], dict[str, str]]:
+        """First-run rows of a file's tests, in one pytest session (sweeping.py); what it could not make is missing,
+        and said why."""
+        from witness_gate.sweeping import sweep
+
+        return sweep(self, selectors, runs, progress)
+
     def candidate(self, payload: Any) -> Evaluation:
         """A shrink candidate: forked from warm parents of both sides when they can be had (split-warm: a subject that
         ran earlier evaluations, so such a row never decides a pass), else cold."""
@@ -313,20 +323,10 @@ class PropertyRunner:
         sides = self._sides
         if self.selector in sides.series:
             return sides.series[self.selector][0]
-        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        unused_r, unused_w = os.pipe()
-        quiet = os.open(os.devnull, os.O_WRONLY)
         sides.requests += 1
-        try:
-            judge.fork({"fixture": "", "seq": sides.requests, "property": self.selector, "series": True},
-                       [theirs.fileno(), unused_w, quiet])
-        except OSError:
-            mine.close()
+        mine = start_serving(judge, {"fixture": "", "seq": sides.requests, "property": self.selector, "series": True})
+        if mine is None:
             return None
-        finally:
-            theirs.close()
-            for fd in (unused_r, unused_w, quiet):
-                os.close(fd)
         sides.series[self.selector] = (mine, sides.requests)
         return mine
 
@@ -337,27 +337,16 @@ class PropertyRunner:
         sides.requests += 1
         inbox, name = sides.judge[1], f"fixture-{sides.requests}.json"
         (inbox / name).write_bytes(canonical_bytes(payload))
-        verdict_r, verdict_w = os.pipe()
-        judge_r, judge_w = os.pipe()
         started = time.monotonic()
-        try:
-            socket.send_fds(series, [json.dumps({"fixture": self.sandbox.scratch_path(inbox, name)}).encode()],
-                            [judge_end.fileno(), verdict_w, judge_w])
-        except OSError:
-            for fd in (verdict_r, judge_r, subject_stderr):
-                os.close(fd)
+        said = ask_serving(series, {"fixture": self.sandbox.scratch_path(inbox, name)}, judge_end, subject_stderr,
+                           started + self.timeout_seconds + 1, self.limits.output_bytes)
+        if said is None:
             (inbox / name).unlink(missing_ok=True)
             sides.end_series(self.selector)
             return None
-        finally:
-            judge_end.close()
-            os.close(verdict_w)
-            os.close(judge_w)
-        out, fault = read_until_closed({"verdict": verdict_r, "judge": judge_r, "subject": subject_stderr},
-                                       started + self.timeout_seconds + 1, self.limits.output_bytes,
-                                       until=("verdict", "judge"))
+        out, fault = said
         (inbox / name).unlink(missing_ok=True)
-        code, ends = _exit_code_of(out["verdict"]) if not fault else (None, True)
+        code, ends = exit_code_of(out["verdict"]) if not fault else (None, True)
         if code is None:  # past its deadline, over its output cap, or gone: the next candidate gets a new one
             ended = sides.end_series(self.selector)
             if ended is not None:

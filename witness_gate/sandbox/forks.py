@@ -195,6 +195,44 @@ class Ahead:
             end_process(proc)
 
 
+def start_serving(judge: ForkServer, message: dict) -> socket.socket | None:
+    """A child of the warm judge parent that serves requests one after another on the socket returned (a series of
+    shrink candidates, a sweep of a file's tests); None when the parent is gone."""
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    unused_r, unused_w = os.pipe()
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    try:
+        judge.fork(message, [theirs.fileno(), unused_w, quiet])
+    except OSError:
+        mine.close()
+        return None
+    finally:
+        theirs.close()
+        for fd in (unused_r, unused_w, quiet):
+            os.close(fd)
+    return mine
+
+
+def ask_serving(serving: socket.socket, message: dict, judge_end: socket.socket, subject_stderr: int, deadline: float,
+                cap: int) -> tuple[dict[str, bytes], str | None] | None:
+    """One request to a serving child, with the socket to its subject, and what it said (verdict, its stderr, the
+    subject's stderr) by `deadline`, each stream up to `cap`; None when it could not be asked. Closes the ends given."""
+    verdict_r, verdict_w = os.pipe()
+    judge_r, judge_w = os.pipe()
+    try:
+        socket.send_fds(serving, [json.dumps(message).encode()], [judge_end.fileno(), verdict_w, judge_w])
+    except OSError:
+        for fd in (verdict_r, judge_r, subject_stderr):
+            os.close(fd)
+        return None
+    finally:
+        judge_end.close()
+        os.close(verdict_w)
+        os.close(judge_w)
+    return read_until_closed({"verdict": verdict_r, "judge": judge_r, "subject": subject_stderr}, deadline, cap,
+                             until=("verdict", "judge"))
+
+
 def end_process(proc: subprocess.Popen) -> None:
     """Kill a side's process group, close its pipes and reap it."""
     _kill_group(proc)

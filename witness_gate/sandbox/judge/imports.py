@@ -79,3 +79,16 @@ def _in_view(root: str, name: str) -> bool:
     """Whether the judge's view of the checkout has a module of that name itself (an oracle file wins)."""
     return any(os.path.exists(os.path.join(folder, name + ".py")) or os.path.isdir(os.path.join(folder, name))
                for folder in (root, os.path.join(root, "src")))
+
+
+def judge_held(finder) -> set[str]:
+    """The implementation's names (none the patch added) that the judge has a module of its own for: one it holds
+    already, or one of the gate's pytest and Hypothesis it may import later. An oracle importing one would get the
+    judge's copy, never the implementation's, and the judge's pytest would get the implementation's: however the
+    import is made, nothing here can be judged, so the evaluation gives no verdict before it starts."""
+    site = os.environ.get("WITNESS_JUDGE_SITE", "")
+    try:
+        installed = {entry.partition(".")[0] for entry in os.listdir(site)} if site else set()
+    except OSError:
+        installed = set()
+    return {name for name in finder.names - finder.new if name in sys.modules or name in installed}

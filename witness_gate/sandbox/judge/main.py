@@ -93,6 +93,11 @@ def warm() -> None:
                 if message.get("series"):  # a property's shrink candidates, one after another
                     os.close(fds[1])
                     serve_series(fds[0], prop)
+                if message.get("sweep"):  # the first runs of a file's tests, in one pytest session
+                    from witness_gate.sandbox.judge import sweep
+
+                    os.close(fds[1])
+                    sweep.serve(fds[0], prop)
                 evaluate(fds[0], fds[1], message["fixture"])
             for passed in fds:
                 os.close(passed)
@@ -176,7 +181,9 @@ def _prepare() -> None:
     sys.path[:0] = [GATE]
     import witness_gate  # noqa: F401 - the gate's package, first on the path: the property's `contract`
     from witness_gate.sandbox.wire.importpath import arrange_path
-    from witness_gate.sandbox.judge import asserts, classes, handles, imports, inplace, peer, tests, verdicts  # noqa: F401
+    from witness_gate.sandbox.judge import (  # noqa: F401
+        asserts, blame, classes, handles, imports, inplace, peer, state, sweep, tests, verdicts,
+    )
     from witness_gate.sandbox.wire import frames, importpath  # noqa: F401
 
     for line in arrange_path(os.getcwd(), os.environ.get("WITNESS_ENV", "")):  # a trusted set-up's packages, last
@@ -226,7 +233,7 @@ def _write_verdict(verdict_fd: int, verdict: tuple, **more) -> None:
 def serve_series(control_fd: int, selector: str) -> None:
     """A warm judge for one property's shrink candidates: an evaluation a request on `control_fd` (its fixture's path,
     with the socket to its own subject, the verdict's pipe and a stderr), each on this thread as a cold judge's is,
-    after which what it changed in this process is put back (`_State`); one that changed what cannot be put back ends
+    after which what it changed in this process is put back (judge/state.py); one that changed what cannot be put back ends
     the series. Never returns. Its rows are split-warm, as every shrink candidate's: they steer a shrink and decide
     nothing else."""
     import socket
@@ -235,10 +242,12 @@ def serve_series(control_fd: int, selector: str) -> None:
 
     from witness_gate.sandbox.wire.leftovers import become_subreaper
 
-    become_subreaper()  # what an evaluation starts and leaves comes back here, and ends with it (_State.restore)
+    become_subreaper()  # what an evaluation starts and leaves comes back here, and ends with it (State.restore)
     control = socket.socket(fileno=control_fd)
     quiet = os.open(os.devnull, os.O_WRONLY)
-    before = _State()
+    from witness_gate.sandbox.judge.state import State
+
+    before = State()
     while True:
         try:
             data, fds, _flags, _address = socket.recv_fds(control, 1 << 16, 3)
@@ -263,81 +272,6 @@ def serve_series(control_fd: int, selector: str) -> None:
             os._exit(0)
 
 
-class _State:
-    """What an evaluation may change in the judge's process, which a series judge puts back after each one: the
-    modules it imported (the property's, the implementation's proxies), the import system, the working directory, the
-    environment and the time zone, the standard streams, the recursion limit, warning filters, the umask, signal
-    handlers and the decimal context; a process it started is ended. A thread left running, or a logging set-up
-    changed, cannot be put back: the series ends."""
-
-    def __init__(self) -> None:
-        import builtins
-        import decimal
-        import signal
-        import threading
-        import warnings
-
-        self.modules = set(sys.modules)
-        self.meta_path, self.path, self.hooks = list(sys.meta_path), list(sys.path), list(sys.path_hooks)
-        self.import_, self.streams = builtins.__import__, (sys.stdout, sys.stderr)
-        self.cwd, self.limit, self.environ = os.getcwd(), sys.getrecursionlimit(), dict(os.environ)
-        self.threads = threading.active_count()
-        self.warnings, self.decimal = list(warnings.filters), decimal.getcontext().copy()
-        self.umask = os.umask(0o022)
-        os.umask(self.umask)
-        self.signals = {number: signal.getsignal(number) for number in _signals()}
-        self.logging = _logging_state()
-
-    def restore(self) -> bool:
-        """Put it back; False when something cannot be (a thread still running, a working directory gone)."""
-        import builtins
-        import decimal
-        import signal
-        import threading
-        import time
-        import warnings
-
-        for name in [name for name in sys.modules if name not in self.modules]:  # the property's, the proxies
-            sys.modules.pop(name, None)
-        sys.meta_path[:], sys.path[:], sys.path_hooks[:] = self.meta_path, self.path, self.hooks
-        sys.path_importer_cache.clear()
-        builtins.__import__, (sys.stdout, sys.stderr) = self.import_, self.streams
-        sys.setrecursionlimit(self.limit)
-        if os.environ != self.environ:
-            zone = os.environ.get("TZ")
-            os.environ.clear()
-            os.environ.update(self.environ)
-            if zone != os.environ.get("TZ"):
-                time.tzset()
-        warnings.filters[:] = self.warnings
-        warnings._filters_mutated()
-        decimal.setcontext(self.decimal.copy())
-        os.umask(self.umask)
-        for number, handler in self.signals.items():
-            if signal.getsignal(number) is not handler and handler is not None:
-                signal.signal(number, handler)
-        from witness_gate.sandbox.wire.leftovers import end_orphans
-
-        end_orphans(())  # a process the evaluation started ends with it, as a forked judge's did
-        try:
-            os.chdir(self.cwd)
-        except OSError:
-            return False
-        return threading.active_count() == self.threads and _logging_state() == self.logging
-
-
-def _signals() -> list[int]:
-    import signal
-
-    return [number for number in signal.valid_signals() if number not in (signal.SIGKILL, signal.SIGSTOP)]
-
-
-def _logging_state():
-    """The root logger's level and handlers, when logging is loaded (a series ends when an evaluation changed them)."""
-    logging = sys.modules.get("logging")
-    return None if logging is None else (logging.root.level, tuple(logging.root.handlers))
-
-
 class _Verdict(BaseException):
     """How `_judge` ends: raised only by its own code, after the property has returned or raised."""
 
@@ -358,7 +292,7 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     from witness_gate.sandbox.judge.blame import (
         blame, fault_kind, missing_package, missing_why, shadowed_why, test_verdict,
     )
-    from witness_gate.sandbox.judge.imports import SubjectModules
+    from witness_gate.sandbox.judge.imports import SubjectModules, judge_held
     from witness_gate.sandbox.judge.inplace import containers
     from witness_gate.sandbox.judge.peer import Peer
     from witness_gate.sandbox.judge.verdicts import usable_reason, verdict_of
@@ -444,19 +378,6 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     if outcome == "no_verdict":
         finish("transport", "bad_return", reason, peer.imported)
     finish(outcome, reason, observed if outcome == "fail" else "", peer.imported)
-
-
-def judge_held(finder) -> set[str]:
-    """The implementation's names (none the patch added) that the judge has a module of its own for: one it holds
-    already, or one of the gate's pytest and Hypothesis it may import later. An oracle importing one would get the
-    judge's copy, never the implementation's, and the judge's pytest would get the implementation's: however the
-    import is made, nothing here can be judged, so the evaluation gives no verdict before it starts."""
-    site = os.environ.get("WITNESS_JUDGE_SITE", "")
-    try:
-        installed = {entry.partition(".")[0] for entry in os.listdir(site)} if site else set()
-    except OSError:
-        installed = set()
-    return {name for name in finder.names - finder.new if name in sys.modules or name in installed}
 
 
 def _print_exception(exc: BaseException) -> None:
