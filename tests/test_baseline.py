@@ -108,3 +108,15 @@ def test_no_base_replay_for_a_passing_property_and_the_label_stands_without_a_ba
 def test_only_the_same_failure_on_every_base_replay_is_pre_existing(base_rows, label):
     result = gate(HEAD_OFF_BY_ONE, sequence(*base_rows, F))
     assert result.verdict.label == label, result.notes
+
+
+def test_a_failure_the_base_had_too_is_not_looked_at_harder():
+    """A head that passed once before failing is looked at harder (up to 4 x runs replays, until one disagrees), which
+    tells a flake from a regression; a base that fails the witness the same way makes it pre_existing either way, so
+    the base is asked first (natsort's 30 tests the boundary cannot judge cost 20 replays each before)."""
+    flaky_start = sequence(P, F)
+    result = gate(flaky_start, lambda _p: F)
+    assert result.verdict.label == "pre_existing", result.notes
+    assert len(result.evidence.replays) == POLICY.runs and len(result.record["base"]["replays"]) == POLICY.runs
+    control = gate(sequence(P, F), BASE_SUMS)  # the base passes: the head is looked at harder, as before
+    assert len(control.evidence.replays) == 4 * POLICY.runs, len(control.evidence.replays)

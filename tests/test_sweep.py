@@ -97,14 +97,21 @@ def test_a_file_swept_in_one_session_is_labelled_as_one_session_a_row_labels_it(
 
     monkeypatch.setenv("WITNESS_WARM", "on")
     made: dict = {}
-    real = sweeping.sweep
+    replayed: list = []
+    real_sweep, real_series = sweeping.sweep, sweeping.series
 
     def sweep(runner, selectors, runs, progress=None):
-        rows, why = real(runner, selectors, runs, progress) if swept else ({}, {})
+        rows, why = real_sweep(runner, selectors, runs, progress) if swept else ({}, {})
         made.update(rows)
         return rows, why
 
+    def series(runner, payload, runs, progress=None):
+        rows = real_series(runner, payload, runs, progress) if swept else None
+        replayed.append((runner.selector, payload, rows))
+        return rows
+
     monkeypatch.setattr(sweeping, "sweep", sweep)
+    monkeypatch.setattr(sweeping, "series", series)
     git_repo.commit({".witness.yml": CONFIG, "src/calc.py": CALC, "tests/test_calc.py": TESTS}, "base")
     git_repo.git("checkout", "-q", "-b", "patch")
     head = CALC.replace("return s.casefold()", "return s.lower()").replace(
@@ -130,6 +137,11 @@ def test_a_file_swept_in_one_session_is_labelled_as_one_session_a_row_labels_it(
         assert {r.target.node: len(made.get(r.target.selector, ())) for r in outcome.results} == {
             r.target.node: 0 if r.target.node.startswith("*:") else 5 if r.verdict.label == "pass" else 1
             for r in outcome.results}
+        # and a failing one's replays are five cold rows of one session (the base's that pass are warm, as before)
+        [fold] = [r for r in outcome.results if r.target.node == "test_fold_sharp_s"]
+        assert [(len(rows or ()), {row.reason for row in rows or ()}) for selector, _p, rows in replayed
+                if selector == fold.target.selector] == [(5, {"raise:AssertionError@tests/test_calc.py:28"})]
+        assert fold.evidence.replays == next(rows for selector, _p, rows in replayed if selector == fold.target.selector)
 
 
 KEEPS = '''
@@ -185,3 +197,30 @@ def test_a_conftest_that_sets_the_implementation_up_as_pytest_starts_is_not_swep
                                   "*:test_scaled,test_scaled_again": "pass"}, [
         (r.target.node, r.verdict, [row.detail[-300:] for row in r.evidence.first if row.outcome != "pass"])
         for r in outcome.results]
+
+
+def test_a_hypothesis_example_is_replayed_in_one_session_each_row_a_subject_of_its_own(git_repo, tmp_path, monkeypatch):
+    from witness_gate import sweeping
+
+    monkeypatch.setenv("WITNESS_WARM", "on")
+    replayed: list = []
+    real = sweeping.series
+
+    def series(runner, payload, runs, progress=None):
+        replayed.append((payload, real(runner, payload, runs, progress)))
+        return replayed[-1][1]
+
+    monkeypatch.setattr(sweeping, "series", series)
+    given = ("from hypothesis import given, strategies as st\nfrom calc import double\n\n"
+             "@given(st.integers(min_value=0, max_value=1000))\ndef test_even(x):\n    assert double(x) % 2 == 0\n")
+    git_repo.commit({".witness.yml": CONFIG, "src/calc.py": CALC, "tests/test_even.py": given}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": CALC.replace("    return 2 * x\n", "    return 2 * x + (x > 500)\n")}, "off")
+    [result] = [r for r in gate(git_repo, tmp_path / "out").results if r.target.node == "test_even"]
+    assert result.verdict.label == "regression", (result.verdict, result.notes)
+    witness = result.record["witness"]
+    assert set(witness) == {"hypothesis", "choices", "case"}  # Hypothesis's own example, replayed alone
+    [(payload, rows)] = [(p, rows) for p, rows in replayed if p == witness][:1]
+    assert rows is not None and [row.outcome for row in rows] == ["fail"] * 5
+    assert result.evidence.replays[:5] == rows and len({row.layout for row in rows}) == 5
+    assert "x=501" in result.record["observed"], result.record["observed"]

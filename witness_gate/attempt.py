@@ -81,6 +81,7 @@ class Evidence:
     # a Hypothesis example's own replays, kept for people when its seeded search became the witness (distorted_example)
     example_replays: list[Evaluation] = field(default_factory=list)
     base: Any = None  # witness_gate.baseline.BaseEvidence: what the base commit did with the witness
+    base_witness: str = ""  # the witness hash `base` replayed, when it was asked before the attempt ended
 
     @property
     def failed_once(self) -> bool:
@@ -98,9 +99,13 @@ class Evidence:
 
 
 def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Progress = _quiet,
-                candidate: Evaluate | None = None, ready: list[Evaluation] | None = None) -> Evidence:
+                candidate: Evaluate | None = None, ready: list[Evaluation] | None = None,
+                failed_before: Callable[[Evidence], bool] | None = None) -> Evidence:
     """Steps 4-7: first run and sample plan, shrink on failure, replay the witness. `ready`: first-run rows already
-    made (a sweep of a file's tests), each cold and on this payload, taken before any is evaluated here."""
+    made (a sweep of a file's tests), each cold and on this payload, taken before any is evaluated here.
+    `failed_before(evidence)`: whether the base fails the witness as the head does on every replay (it may set
+    evidence.base): asked before a witness whose replays all failed is looked at harder, since a failure that was
+    there before is pre_existing whether the head's replays would waver or not."""
     evidence = Evidence(pinned_hash=witness_hash(payload))
     ready = list(ready or ())[:policy.runs]
     for i in range(policy.runs):
@@ -132,7 +137,9 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
         # a warm series that disagreed with itself foretells a cold one that does: that one goes one at a time
         evidence.replays = replay_series(evidence.witness, evaluate, policy.runs, "replay", progress,
                                          at_once=not warm)
-    if seen_two_ways(evidence):
+    settled = failed_before is not None and unanimous_failure(evidence.replays) and \
+        evidence.replays[0].reason == evidence.target_reason and failed_before(evidence)
+    if seen_two_ways(evidence) and not settled:
         evidence.replays = look_harder(evidence.witness, evidence.replays, evaluate, policy, progress)
     if not all(row.outcome == "fail" for row in evidence.replays):
         # shrinking can distort timing bugs, and the code under test can steer it onto a witness that fails on a
@@ -267,8 +274,14 @@ def _shrink(payload: Any, first_failure: Evaluation, evaluate: Evaluate, policy:
 
 def replay_series(payload: Any, evaluate: Evaluate, runs: int, phase: str, progress: Progress,
                   at_once: bool = True) -> list[Evaluation]:
-    """`runs` replays of one payload, in order: at once when the runner allows (and `at_once`), and then kept only
-    when every one failed for one reason; any other series is replayed one at a time, as the first run was."""
+    """`runs` replays of one payload, in order: one after another in one session when the runner has that (a test's
+    `series`: each row against a cold subject of its own); else at once when the runner allows (and `at_once`), and
+    then kept only when every one failed for one reason; any other series is replayed one at a time, as the first
+    run was."""
+    in_one_session = getattr(evaluate, "series", None)
+    rows = in_one_session(payload, runs, lambda count: progress(phase, count, runs)) if in_one_session else None
+    if rows is not None:  # one after another: no replay sees another
+        return rows
     # replays are independent processes: up to the runner's `parallel` at once, rows kept in their order
     width = min(runs, getattr(evaluate, "parallel", 1)) if at_once else 1
     rows = _series(payload, evaluate, runs, width, phase, progress)
@@ -285,11 +298,6 @@ def unanimous_failure(rows: list[Evaluation]) -> bool:
 
 def _series(payload: Any, evaluate: Evaluate, runs: int, width: int, phase: str,
             progress: Progress) -> list[Evaluation]:
-    at_once = getattr(evaluate, "evaluate_at_once", None) if width > 1 else None
-    done = None if at_once is None else at_once(  # warm parents followed from this thread
-        payload, runs, lambda count: progress(phase, count, runs))
-    if done is not None:
-        return done
     rows: list[Evaluation] = []
     with ThreadPoolExecutor(width) if width > 1 else nullcontext() as pool:
         for row in (pool.map(evaluate, [payload] * runs) if pool else (evaluate(payload) for _ in range(runs))):

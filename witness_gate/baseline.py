@@ -106,22 +106,20 @@ class BaseEvidence:
 
 
 def replay_on_base(evidence: Evidence, payload: Any, head: Evaluate, base: Evaluate, policy: Policy, sha: str,
-                   progress: Progress, base_candidate: Evaluate | None = None) -> BaseEvidence:
+                   progress: Progress, base_candidate: Evaluate | None = None,
+                   first: Evaluation | None = None) -> BaseEvidence:
     """Replay the head's witness on the base; re-shrink when the witness no longer separates the two. A warm series
     (`base_candidate`) that the base passes settles it (the head's label stands); any failure there is replayed cold,
-    since a base that fails may make the head's failure pre_existing."""
-    if base_candidate is not None:
+    since a base that fails may make the head's failure pre_existing. `first`: a cold base replay made already."""
+    if base_candidate is not None and first is None:
         rows = replay_series(evidence.witness, base_candidate, policy.runs, "replay-base", progress)
         if not any(row.outcome == "fail" for row in rows):
             return BaseEvidence(sha, rows)
-    rows = replay_series(evidence.witness, base, policy.runs, "replay-base", progress)
+    rows = [first, *replay_series(evidence.witness, base, policy.runs - 1, "replay-base", progress)] if first else \
+        replay_series(evidence.witness, base, policy.runs, "replay-base", progress)
     if not any(row.outcome == "fail" for row in rows):
         return BaseEvidence(sha, rows)
-    pinned = []
-    for _ in range(policy.runs):  # the base's own sample plan on the pinned payload, while it fails as the head does
-        pinned.append(base(payload))
-        if pinned[-1].failure_reason != evidence.target_reason:
-            break
+    pinned = _sample_plan(evidence, payload, rows, base, policy)
     # only the head's own failure on every run of the pinned payload was there before; a pass, a fault or another
     # reason there means the head's witness may have drifted onto a failure of the base's, chosen by the patch
     if all(row.failure_reason == evidence.target_reason for row in pinned):
@@ -130,6 +128,20 @@ def replay_on_base(evidence: Evidence, payload: Any, head: Evaluate, base: Evalu
     _separate(evidence, payload, head, base, policy, progress)
     rows = replay_series(evidence.witness, base, policy.runs, "replay-base", progress)
     return BaseEvidence(sha, rows, pinned, drifted, drifted_hash)
+
+
+def _sample_plan(evidence: Evidence, payload: Any, rows: list[Evaluation], base: Evaluate,
+                 policy: Policy) -> list[Evaluation]:
+    """The base's own sample plan on the pinned payload, while it fails as the head does; a witness that is the pinned
+    payload (a test with nothing shrunk) has it in its replays already."""
+    if evidence.witness_hash == witness_hash(payload):
+        return list(rows)
+    pinned = []
+    for _ in range(policy.runs):
+        pinned.append(base(payload))
+        if pinned[-1].failure_reason != evidence.target_reason:
+            break
+    return pinned
 
 
 def _separate(evidence: Evidence, payload: Any, head: Evaluate, base: Evaluate, policy: Policy,

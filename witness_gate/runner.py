@@ -286,6 +286,15 @@ class PropertyRunner:
 
         return sweep(self, selectors, runs, progress)
 
+    def series(self, payload: Any, runs: int, progress=None) -> list[Evaluation] | None:
+        """`runs` cold replays of a test's payload in one pytest session (sweeping.py); None when they could not all
+        be made so (the caller replays as before)."""
+        if not is_test(self.selector):
+            return None
+        from witness_gate.sweeping import series
+
+        return series(self, payload, runs, progress)
+
     def candidate(self, payload: Any) -> Evaluation:
         """A shrink candidate: forked from warm parents of both sides when they can be had (split-warm: a subject that
         ran earlier evaluations, so such a row never decides a pass), else cold."""

@@ -158,7 +158,8 @@ class GateRun:
                 ready = self._first_runs(target, runner) if target.node else []
                 notes += [note for note in (self._sweep_notes.pop(target.selector, ""),) if note]
                 evidence = self._attempt(binding, pinned.fixture.payload, runner, notes, test=bool(target.node),
-                                         ready=ready)
+                                         ready=ready, failed_before=self._failed_before(
+                                             target, binding, pinned.fixture.payload, runner) if self.base else None)
                 if evidence.failed_once and evidence.shrink is not None and self.base is not None:
                     notes += self._on_base(target, binding, evidence, pinned.fixture.payload, runner)
             finally:
@@ -201,7 +202,8 @@ class GateRun:
         return code.environment if not isinstance(code, str) else None
 
     def _attempt(self, binding: Binding, payload: Any, runner: Callable[[Any], Evaluation],
-                 notes: list[str], test: bool = False, ready: list[Evaluation] | None = None) -> Evidence:
+                 notes: list[str], test: bool = False, ready: list[Evaluation] | None = None,
+                 failed_before: Callable[[Evidence], bool] | None = None) -> Evidence:
         """An accepted freeze's witness is replayed first; when it does not decide, the whole attempt runs (`test`: a
         repository's own pytest test)."""
         frozen = frozen_witness(binding, self.freezes, self.now)
@@ -220,26 +222,53 @@ class GateRun:
         # a pytest test has nothing to shrink: all its rows are cold, each subject with its own hash seed and layout,
         # so a test that hangs on set order or addresses shows as replays that disagree
         warm = None if test else getattr(runner, "candidate", None)
-        return run_attempt(payload, runner, self.policy, self.reporter.progress, warm, ready)
+        return run_attempt(payload, runner, self.policy, self.reporter.progress, warm, ready, failed_before)
 
     def _on_base(self, target: PropertyTarget, binding: Binding, evidence: Evidence, payload: Any,
                  head: Callable[[Any], Evaluation]) -> list[str]:
         """The failing witness replayed on the base commit, which is checked out only now (it often never is)."""
+        if evidence.base is not None and evidence.base_witness == evidence.witness_hash:  # asked before looking harder
+            return evidence.base.notes(evidence.target_reason)
         code = self.base()
         if isinstance(code, str):
             return [f"the base could not be replayed ({code}); the head's label stands"]
-        base = self.make_runner(repo=code.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
-                                timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
-                                replays=self.policy.runs, oracle=oracle_paths(self.config),
-                                **self._views_of(code.checkout, binding.seed),
-                                **({"environment": code.environment, "judge_environment": code.environment}
-                                   if code.environment else {}))
+        base = self._base_runner(code, target, binding)
         try:
             evidence.base = replay_on_base(evidence, payload, head, base, self.policy, code.sha, self.reporter.progress,
                                            getattr(base, "candidate", None))
         finally:
             getattr(base, "close", lambda: None)()
         return evidence.base.notes(evidence.target_reason)
+
+    def _base_runner(self, code: BaseCode, target: PropertyTarget, binding: Binding) -> Callable[[Any], Evaluation]:
+        return self.make_runner(repo=code.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
+                                timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
+                                replays=self.policy.runs, oracle=oracle_paths(self.config),
+                                **self._views_of(code.checkout, binding.seed),
+                                **({"environment": code.environment, "judge_environment": code.environment}
+                                   if code.environment else {}))
+
+    def _failed_before(self, target: PropertyTarget, binding: Binding, payload: Any,
+                       head: Callable[[Any], Evaluation]) -> Callable[[Evidence], bool]:
+        """Whether the base fails the witness as the head does on every replay (run_attempt asks before it looks
+        harder): one cold base replay tells a base that passes; one that fails the same way is replayed on the base
+        now rather than after (evidence.base, kept while the witness stays the same)."""
+        def ask(evidence: Evidence) -> bool:
+            code = self.base() if self.base is not None else "no base"
+            if isinstance(code, str):
+                return False
+            base = self._base_runner(code, target, binding)
+            try:
+                first = base(evidence.witness)
+                if first.outcome != "fail" or first.reason != evidence.target_reason:
+                    return False
+                evidence.base = replay_on_base(evidence, payload, head, base, self.policy, code.sha,
+                                               self.reporter.progress, first=first)
+                evidence.base_witness = evidence.witness_hash
+            finally:
+                getattr(base, "close", lambda: None)()
+            return evidence.base.story(evidence.target_reason) == "fails"
+        return ask
 
     def _pinned_shows_only(self, signature: str, payload: Any, runner: Callable[[Any], Evaluation]) -> bool:
         """The pinned payload's sample plan shows nothing but the frozen flake: a freeze silences one payload's

@@ -30,12 +30,13 @@ def test_control_taking_the_drifted_witness_whenever_the_pinned_payload_does_not
     # the old rule: any pinned result but a pass kept the drifted witness, which the base fails the head's way
     real = baseline.replay_on_base
 
-    def old_rule(evidence, payload, head, base, policy, sha, progress, base_candidate=None):
-        rows = baseline.replay_series(evidence.witness, base, policy.runs, "replay-base", progress)
+    def old_rule(evidence, payload, head, base, policy, sha, progress, base_candidate=None, first=None):
+        rows = [first] * (first is not None) + baseline.replay_series(
+            evidence.witness, base, policy.runs - (first is not None), "replay-base", progress)
         pinned = [base(payload)]
         if pinned[-1].outcome != "pass":
             return baseline.BaseEvidence(sha, rows, pinned)
-        return real(evidence, payload, head, base, policy, sha, progress, base_candidate)
+        return real(evidence, payload, head, base, policy, sha, progress, base_candidate, first)
 
     monkeypatch.setattr("witness_gate.session.replay_on_base", old_rule)
     assert gate(HEAD_OFF_BY_ONE, base_failing_its_pinned_payload_another_way).verdict.label == "pre_existing"

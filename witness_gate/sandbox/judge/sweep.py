@@ -6,9 +6,10 @@ the drop cannot reach (a conftest.py's globals), is a transport fault of the row
 request to the wrong process. Anything this cannot do as a test's own session would ends the sweep, and the gate runs
 the rest of the file's rows one session each, as before.
 
-A row's request on the control socket is {"selector": "pytest:<relpath>::<node>"} with three descriptors: the socket
-to its subject, the verdict's pipe and a stderr. Each verdict line is the one a single test's judge writes, with
-"series": "ends" when the sweep ends after it.
+A row's request on the control socket is {"selector": "pytest:<relpath>::<node>", "fixture": <path or "">} with three
+descriptors: the socket to its subject, the verdict's pipe and a stderr; a fixture holds a Hypothesis example the gate
+recorded (a witness's replay: that one example, as @reproduce_failure runs it), none the seeded search. Each verdict
+line is the one a single test's judge writes, with "series": "ends" when the sweep ends after it.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ class Row:
         self.peer = peers.Peer(channel)
         peers.LIVE[0] = self.peer
         self.reports = tests.Reports()
-        self.reports.examples = hypothesis_examples.Examples(None)
+        self.payload = _payload(str(message.get("fixture") or ""))
+        self.reports.examples = hypothesis_examples.Examples(self.payload or None)
         self.reports.examples.install()
         self.answered = False
 
@@ -109,6 +111,10 @@ class Sweep:
             if self.row.reports.failed:  # the file could not be collected here: the row says so, and the sweep ends
                 self.finish(ends=True)
                 return True
+            if self.row.payload and not hypothesis_examples.recorded(self.row.payload):
+                self.row.answer(("transport", "witness", "a test's payload is empty, or a Hypothesis example the gate "
+                                 "recorded", [], {}), ends=True)
+                return True
             self.run(tests.chosen(items, self.row.selector))
             carry_on = before.restore() and not self.acted_first
             self.drop()
@@ -119,6 +125,13 @@ class Sweep:
 
     def run(self, chosen: list) -> None:
         reports = self.row.reports
+        witness = reports.examples.replay
+        if witness is not None:  # one case, its recorded example set up to be run as @reproduce_failure runs it
+            chosen = [item for item in chosen if item.nodeid == witness.get("case")]
+            reports.unusable = (hypothesis_examples.replayable(witness, hypothesis_examples.function_of(chosen[0]))
+                                if chosen else f"no test {witness.get('case')!r} was collected")
+            if reports.unusable:
+                chosen = []
         reports.items = [item.nodeid for item in chosen]
         reports.functions = {item.nodeid: hypothesis_examples.function_of(item) for item in chosen}
         from witness_gate.sandbox.wire.importpath import seed_random
@@ -188,6 +201,17 @@ class Sweep:
         # as collection ends: the conftest.py files' and plugins' say on the items (markers, order, deselection)
         session.config.hook.pytest_collection_modifyitems(session=session, config=session.config, items=items)
         return items
+
+
+def _payload(fixture: str):
+    """The row's payload: a recorded example from its fixture file (the gate's inbox), else none."""
+    if not fixture:
+        return {}
+    try:
+        with open(fixture, "rb") as handle:
+            return loads(handle.read())
+    except Exception:  # noqa: BLE001 - the gate's own file, unreadable: the row gives no verdict
+        return {"unreadable": fixture[:200]}
 
 
 def _rewrite_once() -> None:
