@@ -1,6 +1,6 @@
-"""The first runs of a file's pytest tests in one pytest session (sandbox/judge/sweep.py): a child of the warm judge
-parent collects the file once and judges each row against a cold subject of its own, booted ahead for it alone, as a
-test's own session does. A row is split-cold: its subject ran nothing before it, and records its own layout.
+"""A file's pytest rows from one pytest start (sandbox/judge/sweep.py): a child of the warm judge parent configures
+pytest once and forks each row's session from there, against a cold subject of its own, booted ahead for it alone, as
+a test's own session would be. A row is split-cold: its subject ran nothing before it, and records its own layout.
 
 A test's rows stop at its first row that is no pass, as the first run's do (attempt.run_attempt). A row that gave no
 verdict is not kept: the test's first run is then made as before, one session a row, and a sweep that broke (a row

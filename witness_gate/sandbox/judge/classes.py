@@ -19,7 +19,6 @@ class Classes:
 
     def __init__(self, handle: Callable) -> None:
         self.built: dict[str, type] = {}
-        self.mine: set[int] = set()  # the ids of what `built` holds (kept alive there): this subject's classes
         self.handle = handle
 
     def enum_of(self, body, inner):
@@ -43,7 +42,6 @@ class Classes:
                         qualname=str(desc["q"])[:200], **options)
             made.__witness_class__ = desc["i"]
             self.built[key] = made
-            self.mine.add(id(made))
         return self.built[key]
 
     def enum_member(self, body, inner):
@@ -65,7 +63,6 @@ class Classes:
                                           rename=True)
             made.__witness_class__ = desc["i"]
             self.built[key] = made
-            self.mine.add(id(made))
         made = self.built[key]
         return made(*values) if len(values) == len(made._fields) else tuple(values)
 
@@ -90,7 +87,6 @@ class Classes:
             except TypeError:  # bases whose layouts cannot be combined here: the first one is kept
                 made = type(name, bases[:1], namespace)
             self.built[key] = made
-            self.mine.add(id(made))
         return self.built[key]
 
     def exception(self, body, inner) -> BaseException:

@@ -22,11 +22,6 @@ _REPLY_KEYS = frozenset({"re", "ok", "err", "wb", "file", "package"})
 _CALLBACK_KEYS = frozenset({"cb", "id", "a", "k"})
 MAX_HANDLES = 1_000_000
 _MISSING = object()
-# the peer of the subject now being talked to, when one judge talks to several in turn (judge/sweep.py): an object of
-# an earlier subject (a handle, a class made from its description) used after it is a transport fault of the row, never
-# a request to the wrong process
-LIVE: list = [None]
-_WRITES = frozenset({"setattr", "delattr", "setitem", "delitem"})
 
 
 class Peer:
@@ -45,7 +40,6 @@ class Peer:
         self.classes = Classes(self._handle)
         self.in_place = InPlace(self.decode)  # its payload_changed: the implementation changed the pinned payload
         self.imported: list[str] = []
-        self.acted = 0  # calls and writes asked of the subject (a sweep's conftest.py may have made none)
         self._tags = {"H": self._handle, "K": self._callable, "E": self.classes.enum_member,
                       "G": self.classes.enum_of, "U": self.classes.named, "X": self.classes.exception,
                       "Y": self.classes.exception_of}
@@ -62,7 +56,6 @@ class Peer:
 
     def ask(self, op: str, number: int, *, name=_MISSING, key=_MISSING, v=_MISSING):
         message = {"op": op, "h": number}
-        self.acted += op in _WRITES
         if name is not _MISSING:
             if type(name) is not str:
                 raise TypeError("an attribute name is a str")
@@ -76,7 +69,6 @@ class Peer:
         return self._result(self._exchange(self._encoded(build)), op)
 
     def call(self, number: int, args: tuple, kwargs: dict):
-        self.acted += 1
         other = self._other
         message = self._encoded(lambda: {
             "op": "call", "h": number, "a": [encode(a, other) for a in args],
@@ -108,19 +100,7 @@ class Peer:
             if self.lent.get(id(function)) == number:
                 del self.lent[id(function)]
 
-    def stale(self, what: str) -> WireFault:
-        """The fault of a row that used `what`, an object of an earlier subject: it sticks, as every fault does."""
-        self.fault = self.fault or WireFault("stale", f"{what} from an earlier subject was used with this one (a "
-                                                      "value the oracle kept between tests): no verdict")
-        return self.fault
-
-    def _live(self, what: str) -> None:
-        current = LIVE[0]
-        if current is not None and current is not self:
-            raise current.stale(what) from None
-
     def _exchange(self, message: dict) -> dict:
-        self._live("an object")
         if self.fault is not None:
             raise self.fault
         message["id"] = number = next(self.numbers)
@@ -192,7 +172,6 @@ class Peer:
 
     def _judge_class(self, cls) -> dict:
         if getattr(cls, "__witness_class__", None):
-            self._made_here(cls)
             return {"i": cls.__witness_class__}
         while cls.__module__ != "builtins" or getattr(builtins, cls.__name__, None) is not cls:
             cls = cls.__base__
@@ -209,27 +188,16 @@ class Peer:
     def encode(self, value):
         return encode(value, self._other)
 
-    def _made_here(self, cls) -> None:
-        """A class made from a subject's description names that subject's object: never another subject's."""
-        made = next((c for c in cls.__mro__ if "__witness_class__" in c.__dict__), cls)
-        if id(made) not in self.classes.mine:
-            raise self.stale(f"the class {made.__name__!r}")
-
     def _other(self, value, inner):
         if isinstance(value, Handle):
-            if value._w_peer is not self:
-                raise self.stale(f"an object ({value._w_type})")
             return {"H": value._w_number}
         made = getattr(type(value), "__witness_class__", None)
         enum = sys.modules.get("enum")
         if made and enum is not None and isinstance(value, enum.Enum):
-            self._made_here(type(value))
             return {"E": [made, value.name]}
         if made and isinstance(value, tuple):
-            self._made_here(type(value))
             return {"U": [made, [inner(item) for item in value]]}
         if isinstance(value, type) and getattr(value, "__witness_class__", None):
-            self._made_here(value)
             return {"H": value.__witness_class__}
         for base in (int, float, str, bytes, bytearray, list, dict, set, frozenset):
             if isinstance(value, base):  # a subclass the oracle made (OrderedDict, Counter, IntEnum) goes as data

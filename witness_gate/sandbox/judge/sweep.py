@@ -1,15 +1,19 @@
-"""One pytest session for the first runs of a file's tests: pytest is configured and the file collected once, and each
-row (one test, one run) is judged against a subject of its own, booted for it alone, as a row of a test's own pytest
-session is. What a row imported is dropped before the next (the test module, the oracle's helpers, every proxy), so
-the next row's collection imports them again against its own subject; an object an earlier subject gave, kept where
-the drop cannot reach (a conftest.py's globals), is a transport fault of the row that uses it (peer.LIVE), never a
-request to the wrong process. Anything this cannot do as a test's own session would ends the sweep, and the gate runs
-the rest of the file's rows one session each, as before.
+"""A file's rows in one pytest start: this process configures pytest once (the oracle's configuration and conftest.py
+files), then forks a child for each row, which goes on from there exactly as a test's own pytest session would (its
+collection, its tests, the session's end) against a cold subject of its own. A child ends with its row: nothing one row
+did reaches another, in the judge or in a subject.
+
+What pytest's start asked of the implementation (a conftest.py importing it, a hook calling it) was asked of the first
+row's subject, which serves that row; every later row's subject is asked the same requests first, in the same order,
+and must answer each byte for byte as the first did (handle numbers included), or its row gives no verdict. Answered
+alike, a subject is where a session's own subject would be, and what this process built from those answers (proxies,
+classes made from descriptions, data) is what its own session would have built. A start in which the implementation
+called back into the judge is not replayed: the first row ends the sweep.
 
 A row's request on the control socket is {"selector": "pytest:<relpath>::<node>", "fixture": <path or "">} with three
 descriptors: the socket to its subject, the verdict's pipe and a stderr; a fixture holds a Hypothesis example the gate
-recorded (a witness's replay: that one example, as @reproduce_failure runs it), none the seeded search. Each verdict
-line is the one a single test's judge writes, with "series": "ends" when the sweep ends after it.
+recorded (that one example, as @reproduce_failure runs it), none the seeded search. Each verdict line is the one a
+single test's judge writes, with "series": "ends" when no more rows are taken.
 """
 
 from __future__ import annotations
@@ -21,186 +25,210 @@ import tempfile
 import time
 
 from witness_gate.sandbox.judge import examples as hypothesis_examples
-from witness_gate.sandbox.judge import peer as peers
 from witness_gate.sandbox.judge import tests
 from witness_gate.sandbox.judge.blame import shadowed_why, test_verdict
 from witness_gate.sandbox.judge.verdicts import usable_reason
-from witness_gate.sandbox.wire.frames import Channel, dumps, loads
+from witness_gate.sandbox.wire.frames import Channel, WireFault, dumps, loads
 
 
-class Row:
-    """One test's one run: its subject's peer, pytest's reports of it, and where its verdict goes."""
+class Recording(Channel):
+    """The first subject's channel, keeping every message of pytest's start (until `stop`), for later rows' subjects."""
 
-    def __init__(self, message: dict, fds: list[int]) -> None:
-        self.selector = str(message.get("selector", ""))
-        self.wire, self.verdict_fd, stderr = fds
-        os.dup2(stderr, 1)  # what the test prints, and pytest's own lines, are this row's stderr
-        os.dup2(stderr, 2)
-        os.close(stderr)
-        channel = Channel(self.wire)
-        channel.deadline = time.monotonic() + float(os.environ.get("WITNESS_TIMEOUT", "60"))
-        self.peer = peers.Peer(channel)
-        peers.LIVE[0] = self.peer
+    def __init__(self, fd: int) -> None:
+        super().__init__(fd)
+        self.transcript: list[tuple[str, bytes]] | None = []
+        self.called_back = False
+
+    def send(self, message: object) -> None:
+        if self.transcript is not None:
+            self.transcript.append(("out", dumps(message)))
+        super().send(message)
+
+    def receive(self) -> object:
+        message = super().receive()
+        if self.transcript is not None:
+            self.transcript.append(("in", dumps(message)))
+            self.called_back = self.called_back or (isinstance(message, dict) and "cb" in message)
+        return message
+
+    def stop(self) -> list[tuple[str, bytes]]:
+        said, self.transcript = self.transcript or [], None
+        return said
+
+
+def replay(channel: Channel, transcript: list[tuple[str, bytes]]) -> None:
+    """pytest's start as the first subject was asked it; a WireFault unless this subject answers it alike."""
+    for direction, data in transcript:
+        if direction == "out":
+            channel.send(loads(data))
+        elif dumps(channel.receive()) != data:
+            raise WireFault("unlike", "this subject answered what pytest's start asked of the implementation "
+                                      "otherwise than the first subject of the sweep did")
+
+
+class Rows:
+    """The pytest plugin of the sweep: at pytest's collection, the configured process serves rows, a child each."""
+
+    def __init__(self, control: socket.socket, relpath: str, request: tuple[dict, list[int]], peer, recording) -> None:
+        self.control, self.relpath, self.request = control, relpath, request
+        self.peer, self.recording = peer, recording
         self.reports = tests.Reports()
-        self.payload = _payload(str(message.get("fixture") or ""))
-        self.reports.examples = hypothesis_examples.Examples(self.payload or None)
-        self.reports.examples.install()
-        self.answered = False
+        self.selector = ""
+        self.payload = {}
+        self.verdict_fd = -1
+        self.child = False  # this process is a row's
 
-    def answer(self, verdict: tuple, ends: bool) -> None:
-        outcome, reason, detail, imports, said = verdict
-        sys.stdout.flush()
-        sys.stderr.flush()
-        line = {"outcome": outcome, "reason": reason, "detail": detail[-2000:], "imports": list(imports), **said,
-                **({"series": "ends"} if ends else {})}
-        try:
-            os.write(self.verdict_fd, dumps(line) + b"\n")
-        except OSError:
-            pass
-        self.reports.examples.uninstall()
-        for fd in (self.verdict_fd, self.wire):
-            os.close(fd)
-        self.answered = True
-
-
-class Sweep:
-    """The pytest plugin that serves a file's rows, one after another, in the one session."""
-
-    def __init__(self, control: socket.socket, relpath: str, row: Row) -> None:
-        self.control, self.relpath, self.row = control, relpath, row
-        self.root = os.getcwd()
-        self.ours = set(os.environ.get("WITNESS_SUBJECT_MODULES", "").split(","))
-        self.items: list = []
-        self.config = None  # the session's: the conftest.py modules it holds as plugins stay imported
-        # what the first row's subject was asked to do (calls, writes) before the test module's collection: done by
-        # a conftest.py as pytest started, which no later row's subject sees, so such a sweep ends after its first row
-        self.acted_first: int | None = None
-        self.quiet = os.open(os.devnull, os.O_WRONLY)
-
-    # -- what pytest reports goes to the row running -----------------------------------------------------------
+    # -- what pytest reports goes to the row's Reports (in a child; the start's, in this process) -----------------
     def pytest_collectreport(self, report):
-        self.row.reports.pytest_collectreport(report)
-
-    def pytest_collectstart(self, collector):
-        if self.acted_first is None and type(collector).__name__ == "Module":
-            self.acted_first = self.row.peer.acted
-
-    def pytest_collection_modifyitems(self, config, items):
-        self.items = list(items)
+        self.reports.pytest_collectreport(report)
 
     def pytest_exception_interact(self, node, call, report):
-        self.row.reports.pytest_exception_interact(node, call, report)
+        self.reports.pytest_exception_interact(node, call, report)
 
     def pytest_keyboard_interrupt(self, excinfo):
-        self.row.reports.pytest_keyboard_interrupt(excinfo)
+        self.reports.pytest_keyboard_interrupt(excinfo)
 
     def pytest_runtest_call(self, item):
-        self.row.reports.pytest_runtest_call(item)
+        self.reports.pytest_runtest_call(item)
 
     def pytest_runtest_logreport(self, report):
-        self.row.reports.pytest_runtest_logreport(report)
+        self.reports.pytest_runtest_logreport(report)
 
-    # -- the rows ------------------------------------------------------------------------------------------------
-    def pytest_runtestloop(self, session):
-        from witness_gate.sandbox.judge.state import State
+    def pytest_collection_modifyitems(self, config, items):
+        self.reports.pytest_collection_modifyitems(config, items)
 
-        self.config = session.config
-        before = State()
-        items = self.items
-        while True:
-            if self.row.reports.failed:  # the file could not be collected here: the row says so, and the sweep ends
-                self.finish(ends=True)
-                return True
-            if self.row.payload and not hypothesis_examples.recorded(self.row.payload):
-                self.row.answer(("transport", "witness", "a test's payload is empty, or a Hypothesis example the gate "
-                                 "recorded", [], {}), ends=True)
-                return True
-            self.run(tests.chosen(items, self.row.selector))
-            carry_on = before.restore() and not self.acted_first
-            self.drop()
-            self.finish(ends=not carry_on)
-            if not carry_on or not self.next():
-                return True
-            items = self.collect(session)
+    # -- the rows -------------------------------------------------------------------------------------------------
+    def pytest_collection(self, session):
+        transcript = self.recording.stop()
+        first = True
+        while self.request is not None:
+            message, fds = self.request
+            if not first and self.recording.called_back:  # the implementation called back as pytest started
+                _answer(fds, ("transport", "sweep", "the implementation called back into the judge as pytest "
+                              "started: this file's rows are made one session each", [], {}), ends=True)
+                break
+            child = os.fork()
+            if child == 0:
+                self.control.close()
+                self.become_row(session, message, fds, None if first else transcript)
+                return None  # the child goes on as the row's own session: collection, its tests, the end
+            for fd in fds:  # the first row's subject, the first subject, is that row's alone
+                os.close(fd)
+            os.waitpid(child, 0)
+            from witness_gate.sandbox.wire.leftovers import end_orphans
 
-    def run(self, chosen: list) -> None:
-        reports = self.row.reports
-        witness = reports.examples.replay
-        if witness is not None:  # one case, its recorded example set up to be run as @reproduce_failure runs it
-            chosen = [item for item in chosen if item.nodeid == witness.get("case")]
-            reports.unusable = (hypothesis_examples.replayable(witness, hypothesis_examples.function_of(chosen[0]))
-                                if chosen else f"no test {witness.get('case')!r} was collected")
-            if reports.unusable:
-                chosen = []
-        reports.items = [item.nodeid for item in chosen]
-        reports.functions = {item.nodeid: hypothesis_examples.function_of(item) for item in chosen}
-        from witness_gate.sandbox.wire.importpath import seed_random
+            end_orphans(())  # what the row started ends with it
+            first = False
+            self.request = _receive(self.control)
+        os._exit(0)
 
-        seed_random(os.environ.get("WITNESS_SEED", ""))
-        for index, item in enumerate(chosen):
-            nextitem = chosen[index + 1] if index + 1 < len(chosen) else None  # None: every fixture ends with the row
-            item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+    def become_row(self, session, message: dict, fds: list[int], transcript) -> None:
+        wire, self.verdict_fd, stderr = fds
+        _stderr_is(stderr, session.config)
+        self.child = True
+        self.selector = str(message.get("selector", ""))
+        deadline = time.monotonic() + float(os.environ.get("WITNESS_TIMEOUT", "60"))
+        if transcript is not None:
+            channel = Channel(wire)
+            channel.deadline = deadline
+            try:
+                replay(channel, transcript)
+            except WireFault as fault:
+                self.peer.fault = fault
+            self.peer.channel = channel
+        else:
+            self.peer.channel.deadline = deadline
+        os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = tempfile.mkdtemp(prefix="hypothesis-")
+        payload = _payload(str(message.get("fixture") or ""))
+        self.reports = tests.Reports()
+        self.reports.examples = hypothesis_examples.Examples(payload or None)
+        self.reports.examples.install()
+        self.payload = payload
+        nodeid, named = _nodeid(self.selector)
+        self.reports.named = named
+        session.config.args[:] = [nodeid]  # collected as the row's own session collects: that test alone
+        if self.peer.fault is not None or (payload and not hypothesis_examples.recorded(payload)):
+            self.end(None, None)  # nothing of the test runs
 
-    def finish(self, ends: bool) -> None:
-        row = self.row
-        if row.answered:
-            return
-        reports = row.reports
-        nodeid = row.selector[len(tests.PREFIX):]
-        named = None
-        relpath, _, node = nodeid.partition("::")
-        if node.startswith("*:"):
-            nodeid, named = relpath, frozenset(filter(None, node[2:].split(",")))
-        code = 1 if reports.failed or reports.interrupted is not None else 0
-        verdict = test_verdict(row.peer, self.ours, self.root,
-                               lambda blame: tests.judged(reports, code, nodeid, named, blame, usable_reason))
-        row.answer(verdict, ends)
-        os.dup2(self.quiet, 1)  # the row's stderr ends here: the gate reads it to its end
-        os.dup2(self.quiet, 2)
-
-    def drop(self) -> None:
-        """What the row's collection imported, so the next row's imports it again against its own subject: every
-        proxy of the implementation and every module of the judge's view of the checkout but a conftest.py pytest
-        holds as a plugin."""
-        from witness_gate.sandbox.judge.imports import ProxyModule
-
-        plugins = {id(plugin) for plugin in self.config.pluginmanager.get_plugins()}
-        prefix = os.path.realpath(self.root) + os.sep
-        for name, module in list(sys.modules.items()):
-            if isinstance(module, ProxyModule):
-                del sys.modules[name]
-                continue
-            where = getattr(module, "__file__", None)
-            if isinstance(where, str) and os.path.realpath(where).startswith(prefix) and id(module) not in plugins:
-                del sys.modules[name]
-
-    def next(self) -> bool:
-        """The next row's request, and its subject on the import system; False when the gate hung up."""
+    def end(self, code: int | None, stopped: BaseException | None) -> None:
+        """The row's verdict line, and the child's end."""
         try:
-            data, fds, _flags, _address = socket.recv_fds(self.control, 1 << 16, 3)
-            message = loads(data) if data else None
-        except Exception:  # noqa: BLE001 - the gate hung up or said nothing usable
-            message, fds = None, []
-        if not isinstance(message, dict) or len(fds) != 3:
-            return False
-        self.row = Row(message, fds)
-        for finder in sys.meta_path:
-            if type(finder).__name__ == "SubjectModules":
-                finder.peer = self.row.peer
-        return True
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:  # noqa: BLE001 - streams the test closed
+            pass
+        verdict = self.verdict(code, stopped)
+        try:
+            os.write(self.verdict_fd, dumps({"outcome": verdict[0], "reason": verdict[1], "detail": verdict[2][-2000:],
+                                             "imports": list(verdict[3]), **verdict[4]}) + b"\n")
+        finally:
+            os._exit({"pass": 0, "fail": 1}.get(verdict[0], 3))
 
-    def collect(self, session) -> list:
-        """The file collected again, its module imported again: the items of this row."""
-        import pytest
+    def verdict(self, code: int | None, stopped: BaseException | None) -> tuple:
+        if self.payload and not hypothesis_examples.recorded(self.payload):
+            return "transport", "witness", "a test's payload is empty, or a Hypothesis example the gate recorded", [], {}
+        if stopped is not None:
+            return ("transport", "pytest", f"pytest stopped: {type(stopped).__name__}: {stopped}"[:tests.MAX_DETAIL],
+                    [], {})
+        nodeid, named = _nodeid(self.selector)
+        ours = set(os.environ.get("WITNESS_SUBJECT_MODULES", "").split(","))
+        return test_verdict(self.peer, ours, os.getcwd(),
+                            lambda blame: tests.judged(self.reports, int(code or 0), nodeid, named, blame,
+                                                       usable_reason))
 
-        module = next((item.getparent(pytest.Module) for item in self.items), None)
-        if module is None:
-            return []
-        fresh = pytest.Module.from_parent(module.parent, path=module.path)
-        items = list(session.genitems(fresh))
-        # as collection ends: the conftest.py files' and plugins' say on the items (markers, order, deselection)
-        session.config.hook.pytest_collection_modifyitems(session=session, config=session.config, items=items)
-        return items
+
+def _nodeid(selector: str) -> tuple[str, frozenset[str] | None]:
+    nodeid = selector[len(tests.PREFIX):]
+    relpath, _, node = nodeid.partition("::")
+    if node.startswith("*:"):  # every test of the file but those named (each a property of its own)
+        return relpath, frozenset(filter(None, node[2:].split(",")))
+    return nodeid, None
+
+
+def _stderr_is(stderr: int, config) -> None:
+    """The row's stderr where the test's prints, pytest's own lines and a fault's traceback go, as in its own session:
+    standard streams, and the descriptors pytest's capture puts back when it pauses."""
+    for target in (1, 2):
+        os.dup2(stderr, target)
+    try:
+        capture = config.pluginmanager.getplugin("capturemanager")._global_capturing
+        for saved in (capture.out, capture.err):
+            if getattr(saved, "targetfd_save", None) is not None:
+                os.dup2(stderr, saved.targetfd_save)
+        capture.readouterr()  # what an earlier row left in the capture's files
+    except Exception:  # noqa: BLE001 - no capture (-s), or another pytest: the standard streams are enough
+        pass
+    os.close(stderr)
+    import faulthandler
+
+    if faulthandler.is_enabled():
+        faulthandler.enable(file=sys.stderr)
+
+
+def _answer(fds: list[int], verdict: tuple, ends: bool) -> None:
+    wire, verdict_fd, stderr = fds
+    outcome, reason, detail, imports, said = verdict
+    line = {"outcome": outcome, "reason": reason, "detail": detail[-2000:], "imports": list(imports), **said,
+            **({"series": "ends"} if ends else {})}
+    try:
+        os.write(verdict_fd, dumps(line) + b"\n")
+    except OSError:
+        pass
+    for fd in (wire, verdict_fd, stderr):
+        os.close(fd)
+
+
+def _receive(control: socket.socket) -> tuple[dict, list[int]] | None:
+    try:
+        data, fds, _flags, _address = socket.recv_fds(control, 1 << 16, 3)
+        message = loads(data) if data else None
+    except Exception:  # noqa: BLE001 - the gate hung up or said nothing usable
+        return None
+    if not isinstance(message, dict) or len(fds) != 3:
+        for fd in fds:
+            os.close(fd)
+        return None
+    return message, fds
 
 
 def _payload(fixture: str):
@@ -215,8 +243,8 @@ def _payload(fixture: str):
 
 
 def _rewrite_once() -> None:
-    """pytest's assertion rewriting of a test module, done once for every row (it would be each row's largest cost:
-    the judge's view is read-only, so no rewritten module is ever cached on disk, and it never changes in a gate run)."""
+    """pytest's assertion rewriting of a test module, done once in this process for every row's child (the judge's
+    view is read-only, so no rewritten module is cached on disk; it never changes in a gate run)."""
     try:
         from _pytest.assertion import rewrite
     except ImportError:
@@ -234,35 +262,48 @@ def _rewrite_once() -> None:
 
 
 def serve(control_fd: int, selector: str) -> None:
-    """A sweep of the file `selector` names (`pytest:<relpath>::...`). Never returns."""
+    """The rows of the file `selector` names (`pytest:<relpath>::...`). Never returns."""
     from witness_gate.sandbox.judge.imports import SubjectModules, judge_held
+    from witness_gate.sandbox.judge.peer import Peer
+    from witness_gate.sandbox.wire.importpath import seed_random
     from witness_gate.sandbox.wire.leftovers import become_subreaper
 
-    become_subreaper()  # what a row starts and leaves comes back here, and ends with it (State.restore)
+    become_subreaper()  # what a row starts and leaves comes back here, and ends with it
     control = socket.socket(fileno=control_fd)
     relpath = selector[len(tests.PREFIX):].partition("::")[0]
-    sweep = Sweep(control, relpath, None)  # type: ignore[arg-type]
-    if not sweep.next():
+    request = _receive(control)
+    if request is None:
         os._exit(0)
     env = os.environ
-    finder = SubjectModules(sweep.row.peer, env.get("WITNESS_SUBJECT_MODULES", "").split(","), sweep.root,
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)  # what pytest's start prints goes nowhere: each row's stderr is its own
+    os.dup2(quiet, 2)
+    recording = Recording(request[1][0])
+    recording.deadline = time.monotonic() + float(env.get("WITNESS_TIMEOUT", "60"))
+    peer = Peer(recording)
+    finder = SubjectModules(peer, env.get("WITNESS_SUBJECT_MODULES", "").split(","), os.getcwd(),
                             env.get("WITNESS_NEW_MODULES", "").split(","))
     sys.meta_path.insert(0, finder)
     shadowed = judge_held(finder)
     if shadowed:
-        sweep.row.answer(("transport", "shadowed", shadowed_why(shadowed), [], {}), ends=True)
+        _answer(request[1], ("transport", "shadowed", shadowed_why(shadowed), [], {}), ends=True)
         os._exit(0)
     import pytest
 
-    Sweep.pytest_runtestloop = pytest.hookimpl(tryfirst=True)(Sweep.pytest_runtestloop)
+    Rows.pytest_collection = pytest.hookimpl(tryfirst=True)(Rows.pytest_collection)
     _rewrite_once()
-    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = tempfile.mkdtemp(prefix="hypothesis-")
+    seed_random(env.get("WITNESS_SEED", ""))
+    rows = Rows(control, relpath, request, peer, recording)
+    code, stopped = None, None
     try:
-        # no capture of descriptors and no fault handler: both keep a copy of the first row's stderr for the whole
-        # session, and the gate reads each row's to its end
-        pytest.main([*tests.arguments(relpath, env.get("WITNESS_SEED", "")), "--capture=sys", "-p", "no:faulthandler"],
-                    plugins=[sweep])
-    except BaseException:  # noqa: BLE001 - pytest's own failure, or a SystemExit of the code it ran: the row says so
-        pass
-    sweep.finish(ends=True)  # a row pytest stopped in (KeyboardInterrupt, pytest.exit) is judged as its session would
-    os._exit(0)
+        code = int(pytest.main(tests.arguments(relpath, env.get("WITNESS_SEED", "")), plugins=[rows]))
+    except BaseException as exc:  # noqa: BLE001 - pytest's own failure, or a SystemExit of the code it ran
+        stopped = exc
+    if not rows.child:  # pytest ended before its collection (a conftest.py that cannot be imported): the first row's
+        rows.selector = str(request[0].get("selector", ""))
+        rows.payload = _payload(str(request[0].get("fixture") or ""))
+        verdict = rows.verdict(code, stopped)
+        os.dup2(request[1][2], 1)
+        _answer(request[1], verdict, ends=True)
+        os._exit(0)
+    rows.end(code, stopped)
