@@ -99,7 +99,11 @@ class Rows:
 
     # -- the rows -------------------------------------------------------------------------------------------------
     def pytest_collection(self, session):
+        import gc
+
         transcript = self.recording.stop()
+        _rewritten(os.path.join(os.getcwd(), self.relpath), session.config)
+        gc.freeze()  # what pytest's start made is never scanned in a row's child: a row costs a fifth (measured)
         first = True
         while self.request is not None:
             message, fds = self.request
@@ -242,23 +246,37 @@ def _payload(fixture: str):
         return {"unreadable": fixture[:200]}
 
 
+_REWRITTEN: dict = {}
+
+
 def _rewrite_once() -> None:
-    """pytest's assertion rewriting of a test module, done once in this process for every row's child (the judge's
-    view is read-only, so no rewritten module is cached on disk; it never changes in a gate run)."""
+    """pytest's assertion rewriting of a test module, kept by the file's real path (the judge's view is read-only, so
+    no rewritten module is cached on disk; it never changes in a gate run)."""
     try:
         from _pytest.assertion import rewrite
     except ImportError:
         return
-    made: dict = {}
     original = rewrite._rewrite_test
 
     def rewrite_test(fn, config):
-        key = str(fn)
-        if key not in made:
-            made[key] = original(fn, config)
-        return made[key]
+        key = os.path.realpath(str(fn))
+        if key not in _REWRITTEN:
+            _REWRITTEN[key] = original(fn, config)
+        return _REWRITTEN[key]
 
     rewrite._rewrite_test = rewrite_test
+
+
+def _rewritten(path: str, config) -> None:
+    """The test module rewritten here, once, for every row's child (compiled, never run: the oracle's file)."""
+    try:
+        from pathlib import Path
+
+        from _pytest.assertion import rewrite
+
+        rewrite._rewrite_test(Path(path), config)
+    except Exception:  # noqa: BLE001 - each row meets the same problem in its own collection
+        pass
 
 
 def serve(control_fd: int, selector: str) -> None:
