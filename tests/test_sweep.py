@@ -1,5 +1,6 @@
 """A file's rows from one pytest start (sandbox/judge/sweep.py): the same labels as one session a row, each row a
-session of its own, forked from pytest's start, against a subject of its own that was asked what the start asked."""
+session of its own forked from pytest's start against a subject of its own, and a start a fork could be told from
+serves its first row itself and no more."""
 
 from __future__ import annotations
 
@@ -160,9 +161,8 @@ def box():
 
 
 def test_an_object_a_conftest_keeps_is_its_own_row_s(git_repo, tmp_path, monkeypatch):
-    """A conftest.py keeps an object of the implementation between tests: each row's session is a process of its own,
-    forked from pytest's start, so the object it keeps is its own subject's (a shared session would have handed the
-    next row's test an object of a subject that is gone)."""
+    """A conftest.py keeps an object of the implementation between tests: every row's session keeps its own subject's
+    (a session shared between rows handed the next row's test an object of a subject that was gone)."""
     monkeypatch.setenv("WITNESS_WARM", "on")
     git_repo.commit({".witness.yml": CONFIG, "src/calc.py": CALC, "tests/conftest.py": KEEPS,
                      "tests/test_box.py": "def test_box(box):\n    assert box.get() * 2 == 42\n"}, "base")
@@ -184,8 +184,9 @@ calc.configure(3)  # as pytest starts: every subject of a row must have seen it
 
 def test_a_conftest_that_sets_the_implementation_up_as_pytest_starts_does_so_in_every_row_s_subject(
         git_repo, tmp_path, monkeypatch):
-    """pytest starts once for the file, against the first row's subject; every later row's subject is asked what the
-    start asked (here, configure(3)) before its own session goes on, as its own session's would be."""
+    """pytest's start called the implementation (configure(3)): no row's child is forked from it, since a later row's
+    subject would not have been asked it (and one told it again can tell a replayed start by its timing); the start
+    serves its first row itself, as that test's own session, and every other row is a session of its own."""
     monkeypatch.setenv("WITNESS_WARM", "on")
     git_repo.commit({".witness.yml": CONFIG, "src/calc.py": CALC, "tests/conftest.py": CONFIGURES,
                      "tests/test_scaled.py": "from calc import scaled\n\n"

@@ -1,14 +1,15 @@
-"""A file's rows in one pytest start: this process configures pytest once (the oracle's configuration and conftest.py
-files), then forks a child for each row, which goes on from there exactly as a test's own pytest session would (its
-collection, its tests, the session's end) against a cold subject of its own. A child ends with its row: nothing one row
-did reaches another, in the judge or in a subject.
+"""A file's rows from one pytest start: this process configures pytest once (the oracle's configuration and
+conftest.py files), then forks a child for each row, which goes on from there exactly as that test's own pytest session
+would (its collection, its tests, the session's end) against a cold subject of its own. A child ends with its row:
+nothing one row did reaches another, in the judge or in a subject.
 
-What pytest's start asked of the implementation (a conftest.py importing it, a hook calling it) was asked of the first
-row's subject, which serves that row; every later row's subject is asked the same requests first, in the same order,
-and must answer each byte for byte as the first did (handle numbers included), or its row gives no verdict. Answered
-alike, a subject is where a session's own subject would be, and what this process built from those answers (proxies,
-classes made from descriptions, data) is what its own session would have built. A start in which the implementation
-called back into the judge is not replayed: the first row ends the sweep.
+Only a start a fork cannot tell apart is forked from: one that asked nothing of the implementation (else every later
+row's subject would have to be told the start's requests again, and a subject can tell a replayed start from a live
+one by its timing: found by a reviewer, who turned a regression into a flake so), and that left nothing a fork does
+not copy or changes: no thread, no process, no timer, no read of its process id (a conftest.py comparing it at the
+session's end), no hook run at a fork. The random module's state at the fork is the child's, as it would be in a
+session of its own (a fork reseeds it). Any other start serves its first row itself, as that test's own session, and
+takes no more: the gate makes the rest one session a row.
 
 A row's request on the control socket is {"selector": "pytest:<relpath>::<node>", "fixture": <path or "">} with three
 descriptors: the socket to its subject, the verdict's pipe and a stderr; a fixture holds a Hypothesis example the gate
@@ -28,55 +29,84 @@ from witness_gate.sandbox.judge import examples as hypothesis_examples
 from witness_gate.sandbox.judge import tests
 from witness_gate.sandbox.judge.blame import shadowed_why, test_verdict
 from witness_gate.sandbox.judge.verdicts import usable_reason
-from witness_gate.sandbox.wire.frames import Channel, WireFault, dumps, loads
+from witness_gate.sandbox.wire.frames import Channel, dumps, loads
 
 
-class Recording(Channel):
-    """The first subject's channel, keeping every message of pytest's start (until `stop`), for later rows' subjects."""
+class Counting(Channel):
+    """The first subject's channel, counting what the judge asked of it."""
 
-    def __init__(self, fd: int) -> None:
-        super().__init__(fd)
-        self.transcript: list[tuple[str, bytes]] | None = []
-        self.called_back = False
+    sent = 0
 
     def send(self, message: object) -> None:
-        if self.transcript is not None:
-            self.transcript.append(("out", dumps(message)))
+        self.sent += 1
         super().send(message)
 
-    def receive(self) -> object:
-        message = super().receive()
-        if self.transcript is not None:
-            self.transcript.append(("in", dumps(message)))
-            self.called_back = self.called_back or (isinstance(message, dict) and "cb" in message)
-        return message
 
-    def stop(self) -> list[tuple[str, bytes]]:
-        said, self.transcript = self.transcript or [], None
-        return said
+class Start:
+    """What pytest's start did that a fork would not carry into a row's child as it is: asked anything of the
+    implementation, started a thread, a process or a timer, read the process id from the oracle's code, or registered
+    a hook run at a fork."""
 
+    def __init__(self, peer, root: str) -> None:
+        import threading
 
-def replay(channel: Channel, transcript: list[tuple[str, bytes]]) -> None:
-    """pytest's start as the first subject was asked it; a WireFault unless this subject answers it alike."""
-    for direction, data in transcript:
-        if direction == "out":
-            channel.send(loads(data))
-        elif dumps(channel.receive()) != data:
-            raise WireFault("unlike", "this subject answered what pytest's start asked of the implementation "
-                                      "otherwise than the first subject of the sweep did")
+        self.peer, self.root = peer, os.path.realpath(root) + os.sep
+        self.threads = threading.active_count()
+        self.seen: list[str] = []
+        self._put_back = []
+        for name in ("getpid", "getppid", "register_at_fork"):
+            original = getattr(os, name)
+            self._put_back.append((name, original))
+            setattr(os, name, self._watching(name, original))
+
+    def _watching(self, name: str, original):
+        def watched(*args, **kwargs):
+            if self._from_oracle():
+                self.seen.append(f"os.{name}")
+            return original(*args, **kwargs)
+        return watched
+
+    def _from_oracle(self) -> bool:
+        frame = sys._getframe(2)
+        while frame is not None:
+            if os.path.realpath(frame.f_code.co_filename).startswith(self.root):
+                return True
+            frame = frame.f_back
+        return False
+
+    def unfit(self) -> str:
+        """Why a row cannot be forked from this start ('' when it can); puts os back as it was."""
+        import signal
+        import threading
+
+        from witness_gate.sandbox.wire.leftovers import _children
+
+        for name, original in self._put_back:
+            setattr(os, name, original)
+        if self.peer.channel.sent:
+            return "it asked the implementation for something"
+        if threading.active_count() != self.threads:
+            return "it left a thread running"
+        if _children():
+            return "it left a process running"
+        if any(signal.getitimer(which) != (0.0, 0.0)
+               for which in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)):
+            return "it set a timer"
+        return f"it called {self.seen[0]}" if self.seen else ""
 
 
 class Rows:
     """The pytest plugin of the sweep: at pytest's collection, the configured process serves rows, a child each."""
 
-    def __init__(self, control: socket.socket, relpath: str, request: tuple[dict, list[int]], peer, recording) -> None:
+    def __init__(self, control: socket.socket, relpath: str, request: tuple[dict, list[int]], peer, start) -> None:
         self.control, self.relpath, self.request = control, relpath, request
-        self.peer, self.recording = peer, recording
+        self.peer, self.start = peer, start
         self.reports = tests.Reports()
         self.selector = ""
         self.payload = {}
         self.verdict_fd = -1
         self.child = False  # this process is a row's
+        self.ends = ""  # why no more rows are taken after this one
 
     # -- what pytest reports goes to the row's Reports (in a child; the start's, in this process) -----------------
     def pytest_collectreport(self, report):
@@ -100,48 +130,42 @@ class Rows:
     # -- the rows -------------------------------------------------------------------------------------------------
     def pytest_collection(self, session):
         import gc
+        import random
 
-        transcript = self.recording.stop()
+        unfit = self.start.unfit()
+        if unfit:  # this process is the first row's own session, and the last row it takes
+            self.become_row(session, *self.request, fork=False)
+            self.ends = f"pytest's start cannot be forked from: {unfit}"
+            return None
         _rewritten(os.path.join(os.getcwd(), self.relpath), session.config)
-        gc.freeze()  # what pytest's start made is never scanned in a row's child: a row costs a fifth (measured)
-        first = True
+        gc.freeze()  # what pytest's start made is never scanned in a row's child, nor copied into it
+        state = random.getstate()  # a fork reseeds random: the child's is the start's, as in its own session
         while self.request is not None:
             message, fds = self.request
-            if not first and self.recording.called_back:  # the implementation called back as pytest started
-                _answer(fds, ("transport", "sweep", "the implementation called back into the judge as pytest "
-                              "started: this file's rows are made one session each", [], {}), ends=True)
-                break
             child = os.fork()
             if child == 0:
                 self.control.close()
-                self.become_row(session, message, fds, None if first else transcript)
+                random.setstate(state)
+                self.become_row(session, message, fds)
                 return None  # the child goes on as the row's own session: collection, its tests, the end
-            for fd in fds:  # the first row's subject, the first subject, is that row's alone
+            for fd in fds:
                 os.close(fd)
             os.waitpid(child, 0)
             from witness_gate.sandbox.wire.leftovers import end_orphans
 
             end_orphans(())  # what the row started ends with it
-            first = False
             self.request = _receive(self.control)
         os._exit(0)
 
-    def become_row(self, session, message: dict, fds: list[int], transcript) -> None:
+    def become_row(self, session, message: dict, fds: list[int], fork: bool = True) -> None:
         wire, self.verdict_fd, stderr = fds
         _stderr_is(stderr, session.config)
         self.child = True
         self.selector = str(message.get("selector", ""))
         deadline = time.monotonic() + float(os.environ.get("WITNESS_TIMEOUT", "60"))
-        if transcript is not None:
-            channel = Channel(wire)
-            channel.deadline = deadline
-            try:
-                replay(channel, transcript)
-            except WireFault as fault:
-                self.peer.fault = fault
-            self.peer.channel = channel
-        else:
-            self.peer.channel.deadline = deadline
+        if fork:  # a subject of its own, which nothing has asked anything yet
+            self.peer.channel = Channel(wire)
+        self.peer.channel.deadline = deadline
         os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = tempfile.mkdtemp(prefix="hypothesis-")
         payload = _payload(str(message.get("fixture") or ""))
         self.reports = tests.Reports()
@@ -164,7 +188,8 @@ class Rows:
         verdict = self.verdict(code, stopped)
         try:
             os.write(self.verdict_fd, dumps({"outcome": verdict[0], "reason": verdict[1], "detail": verdict[2][-2000:],
-                                             "imports": list(verdict[3]), **verdict[4]}) + b"\n")
+                                             "imports": list(verdict[3]), **verdict[4],
+                                             **({"series": "ends"} if self.ends else {})}) + b"\n")
         finally:
             os._exit({"pass": 0, "fail": 1}.get(verdict[0], 3))
 
@@ -296,9 +321,9 @@ def serve(control_fd: int, selector: str) -> None:
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)  # what pytest's start prints goes nowhere: each row's stderr is its own
     os.dup2(quiet, 2)
-    recording = Recording(request[1][0])
-    recording.deadline = time.monotonic() + float(env.get("WITNESS_TIMEOUT", "60"))
-    peer = Peer(recording)
+    channel = Counting(request[1][0])
+    channel.deadline = time.monotonic() + float(env.get("WITNESS_TIMEOUT", "60"))
+    peer = Peer(channel)
     finder = SubjectModules(peer, env.get("WITNESS_SUBJECT_MODULES", "").split(","), os.getcwd(),
                             env.get("WITNESS_NEW_MODULES", "").split(","))
     sys.meta_path.insert(0, finder)
@@ -311,7 +336,7 @@ def serve(control_fd: int, selector: str) -> None:
     Rows.pytest_collection = pytest.hookimpl(tryfirst=True)(Rows.pytest_collection)
     _rewrite_once()
     seed_random(env.get("WITNESS_SEED", ""))
-    rows = Rows(control, relpath, request, peer, recording)
+    rows = Rows(control, relpath, request, peer, Start(peer, os.getcwd()))
     code, stopped = None, None
     try:
         code = int(pytest.main(tests.arguments(relpath, env.get("WITNESS_SEED", "")), plugins=[rows]))
