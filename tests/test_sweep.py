@@ -102,9 +102,9 @@ def test_a_file_swept_in_one_session_is_labelled_as_one_session_a_row_labels_it(
     real_sweep, real_series = sweeping.sweep, sweeping.series
 
     def sweep(runner, selectors, runs, progress=None):
-        rows, why = real_sweep(runner, selectors, runs, progress) if swept else ({}, {})
+        rows = real_sweep(runner, selectors, runs, progress) if swept else {}
         made.update(rows)
-        return rows, why
+        return rows
 
     def series(runner, payload, runs, progress=None):
         rows = real_series(runner, payload, runs, progress) if swept else None

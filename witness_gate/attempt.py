@@ -280,7 +280,11 @@ def replay_series(payload: Any, evaluate: Evaluate, runs: int, phase: str, progr
     run was."""
     in_one_session = getattr(evaluate, "series", None)
     rows = in_one_session(payload, runs, lambda count: progress(phase, count, runs)) if in_one_session else None
-    if rows is not None:  # one after another: no replay sees another
+    if rows is not None:  # one after another: no replay sees another; what it did not make, one at a time
+        rows = list(rows)[:runs]
+        while len(rows) < runs:
+            rows.append(evaluate(payload))
+            progress(phase, len(rows), runs)
         return rows
     # replays are independent processes: up to the runner's `parallel` at once, rows kept in their order
     width = min(runs, getattr(evaluate, "parallel", 1)) if at_once else 1

@@ -278,17 +278,15 @@ class PropertyRunner:
         finally:
             ahead.done(subject)
 
-    def sweep(self, selectors: list[str], runs: int, progress=None
-              ) -> tuple[dict[str, list[Evaluation]], dict[str, str]]:
-        """First-run rows of a file's tests, in one pytest session (sweeping.py); what it could not make is missing,
-        and said why."""
+    def sweep(self, selectors: list[str], runs: int, progress=None) -> dict[str, list[Evaluation]]:
+        """First-run rows of a file's tests from one pytest start (sweeping.py); what it could not make is missing."""
         from witness_gate.sweeping import sweep
 
         return sweep(self, selectors, runs, progress)
 
     def series(self, payload: Any, runs: int, progress=None) -> list[Evaluation] | None:
-        """`runs` cold replays of a test's payload in one pytest session (sweeping.py); None when they could not all
-        be made so (the caller replays as before)."""
+        """Up to `runs` cold replays of a test's payload from one pytest start (sweeping.py); None when none could be
+        made so (the caller makes the rest)."""
         if not is_test(self.selector):
             return None
         from witness_gate.sweeping import series

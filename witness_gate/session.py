@@ -87,7 +87,6 @@ class GateRun:
     # a test's first-run rows from its file's sweep (one pytest session), made when the file's first test is reached
     _swept: dict[str, list[Evaluation]] = field(default_factory=dict, init=False, repr=False)
     _swept_files: set[str] = field(default_factory=set, init=False, repr=False)
-    _sweep_notes: dict[str, str] = field(default_factory=dict, init=False, repr=False)
     # where the code under test came from (head_sha, head_tree, base_sha, the tree that ran, oracle_paths laid
     # over it from the base): what `replay` checks a reviewer's directory against and rebuilds from
     source: dict[str, Any] = field(default_factory=dict)
@@ -156,7 +155,6 @@ class GateRun:
             )
             try:
                 ready = self._first_runs(target, runner) if target.node else []
-                notes += [note for note in (self._sweep_notes.pop(target.selector, ""),) if note]
                 evidence = self._attempt(binding, pinned.fixture.payload, runner, notes, test=bool(target.node),
                                          ready=ready, failed_before=self._failed_before(
                                              target, binding, pinned.fixture.payload, runner) if self.base else None)
@@ -187,10 +185,8 @@ class GateRun:
         if target.relpath not in self._swept_files and hasattr(runner, "sweep"):
             self._swept_files.add(target.relpath)
             selectors = [t.selector for t in self._targets if t.node and t.relpath == target.relpath]
-            rows, why = runner.sweep(selectors, self.policy.runs,
-                                     lambda done, total: self.reporter.progress("sweep", done, total))
-            self._swept.update(rows)
-            self._sweep_notes.update(why)
+            self._swept.update(runner.sweep(selectors, self.policy.runs,
+                                            lambda done, total: self.reporter.progress("sweep", done, total)))
         return self._swept.pop(target.selector, [])
 
     def _judge_environment(self) -> Path | None:

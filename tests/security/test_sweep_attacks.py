@@ -29,9 +29,9 @@ def run(git_repo, tmp_path, monkeypatch, swept: bool, base: dict, head: dict) ->
     real = sweeping.sweep
 
     def sweep(runner, selectors, runs, progress=None):
-        rows, why = real(runner, selectors, runs, progress) if swept else ({}, {})
+        rows = real(runner, selectors, runs, progress) if swept else {}
         made.extend(row for found in rows.values() for row in found)
-        return rows, why
+        return rows
 
     monkeypatch.setattr(sweeping, "sweep", sweep)
     git_repo.commit({".witness.yml": CONFIG, **base}, "base")

@@ -18,7 +18,8 @@ def labels_of(outcome) -> dict[str, str]:
     return {r.target.node: r.verdict.label for r in outcome.results}
 
 
-def run(git_repo, tmp_path, monkeypatch, swept: bool, base: dict, head: dict, **options) -> dict[str, str]:
+def run(git_repo, tmp_path, monkeypatch, swept: bool, base: dict, head: dict, committed: bool = False,
+        **options) -> dict[str, str]:
     from witness_gate import sweeping
 
     monkeypatch.setenv("WITNESS_WARM", "on")
@@ -26,16 +27,17 @@ def run(git_repo, tmp_path, monkeypatch, swept: bool, base: dict, head: dict, **
     real_sweep, real_series = sweeping.sweep, sweeping.series
 
     def sweep(runner, selectors, runs, progress=None):
-        rows, why = real_sweep(runner, selectors, runs, progress) if swept else ({}, {})
+        rows = real_sweep(runner, selectors, runs, progress) if swept else {}
         made.extend(row for found in rows.values() for row in found)
-        return rows, why
+        return rows
 
     def series(runner, payload, runs, progress=None):
         return real_series(runner, payload, runs, progress) if swept else None
 
     monkeypatch.setattr(sweeping, "sweep", sweep)
     monkeypatch.setattr(sweeping, "series", series)
-    git_repo.commit({".witness.yml": CONFIG, **base}, "base")
+    if not committed:  # else the test committed its own base
+        git_repo.commit({".witness.yml": CONFIG, **base}, "base")
     git_repo.git("checkout", "-q", "-b", "patch")
     git_repo.commit(head, "the patch")
     outcome = gate(git_repo, tmp_path / "out", **options)
@@ -347,3 +349,35 @@ def test_a_replayed_start_is_told_from_a_live_one_by_its_timing(git_repo, tmp_pa
                   "tests/test_scale.py": TESTS_CONFIGURED},
                  {"src/calc.py": CALC_CONFIGURED_HEAD})
     assert labels["test_scaled"] == "regression", labels
+
+
+# -- F. a row with no verdict (its subject hung it past its deadline) is kept as it came: one dropped and made again one
+#       session a row gave the code under test a second try, and a head that hangs its first subject was `pass` where
+#       one session a row holds it (found by the second reviewer; the subjects' layouts made a sequence so the first
+#       row's subject is known) ------------------------------------------------------------------------------------------
+CALC_HANGS_FIRST = '''
+import os
+import time
+
+
+def double(x):
+    if os.environ.get("PYTHONHASHSEED") == "1000":  # the first subject the gate starts
+        time.sleep(30)
+    return 2 * x
+'''
+
+
+@pytest.mark.parametrize("swept", [False, True])
+def test_a_row_its_subject_hung_is_kept_not_made_again(git_repo, tmp_path, monkeypatch, swept):
+    import itertools
+
+    from witness_gate import runner
+
+    layouts = itertools.count(1000)
+    monkeypatch.setattr(runner, "draw_layout", lambda: next(layouts))
+    quick = CONFIG + "policy:\n  timeout_seconds: 2\n"
+    git_repo.commit({".witness.yml": quick, "src/calc.py": CALC_PLAIN,
+                     "tests/test_hang.py": "from calc import double\n\ndef test_double():\n    assert double(2) == 4\n"},
+                    "base")
+    labels = run(git_repo, tmp_path, monkeypatch, swept, {}, {"src/calc.py": CALC_HANGS_FIRST}, committed=True)
+    assert labels["test_double"] == "hold", labels
