@@ -375,7 +375,7 @@ def test_a_row_its_subject_hung_is_kept_not_made_again(git_repo, tmp_path, monke
 
     layouts = itertools.count(1000)
     monkeypatch.setattr(runner, "draw_layout", lambda: next(layouts))
-    quick = CONFIG + "policy:\n  timeout_seconds: 2\n"
+    quick = CONFIG + "policy:\n  timeout_seconds: 8\n"  # long enough for the warm judge to start on a busy machine
     git_repo.commit({".witness.yml": quick, "src/calc.py": CALC_PLAIN,
                      "tests/test_hang.py": "from calc import double\n\ndef test_double():\n    assert double(2) == 4\n"},
                     "base")

@@ -168,6 +168,7 @@ class Rows:
         self.peer.channel.deadline = deadline
         os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = tempfile.mkdtemp(prefix="hypothesis-")
         payload = _payload(str(message.get("fixture") or ""))
+        self.reports.examples.uninstall()  # the start's, set up for its first row
         self.reports = tests.Reports()
         self.reports.examples = hypothesis_examples.Examples(payload or None)
         self.reports.examples.install()
@@ -337,14 +338,20 @@ def serve(control_fd: int, selector: str) -> None:
     _rewrite_once()
     seed_random(env.get("WITNESS_SEED", ""))
     rows = Rows(control, relpath, request, peer, Start(peer, os.getcwd()))
+    rows.selector = str(request[0].get("selector", ""))  # the first row's, as its own session would be set up
+    rows.reports.named = _nodeid(rows.selector)[1]
+    rows.payload = _payload(str(request[0].get("fixture") or ""))
+    rows.reports.examples = hypothesis_examples.Examples(rows.payload or None)
+    rows.reports.examples.install()
     code, stopped = None, None
     try:
-        code = int(pytest.main(tests.arguments(relpath, env.get("WITNESS_SEED", "")), plugins=[rows]))
+        # the first row's node id, as its own session's: what runs if this start serves that row itself
+        first = _nodeid(rows.selector)[0]
+        code = int(pytest.main(tests.arguments(first, env.get("WITNESS_SEED", "")), plugins=[rows]))
     except BaseException as exc:  # noqa: BLE001 - pytest's own failure, or a SystemExit of the code it ran
         stopped = exc
-    if not rows.child:  # pytest ended before its collection (a conftest.py that cannot be imported): the first row's
-        rows.selector = str(request[0].get("selector", ""))
-        rows.payload = _payload(str(request[0].get("fixture") or ""))
+    if not rows.child:  # pytest ended before its collection (a conftest.py that cannot be imported, one that collects
+        # for itself): that is the first row's own session, and the last row this start serves
         verdict = rows.verdict(code, stopped)
         os.dup2(request[1][2], 1)
         _answer(request[1], verdict, ends=True)
