@@ -99,17 +99,15 @@ class Evidence:
 
 
 def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Progress = _quiet,
-                candidate: Evaluate | None = None, ready: list[Evaluation] | None = None,
+                candidate: Evaluate | None = None,
                 failed_before: Callable[[Evidence], bool] | None = None) -> Evidence:
-    """Steps 4-7: first run and sample plan, shrink on failure, replay the witness. `ready`: first-run rows already
-    made (a sweep of a file's tests), each cold and on this payload, taken before any is evaluated here.
+    """Steps 4-7: first run and sample plan, shrink on failure, replay the witness.
     `failed_before(evidence)`: whether the base fails the witness as the head does on every replay (it may set
     evidence.base): asked before a witness whose replays all failed is looked at harder, since a failure that was
     there before is pre_existing whether the head's replays would waver or not."""
     evidence = Evidence(pinned_hash=witness_hash(payload))
-    ready = list(ready or ())[:policy.runs]
     for i in range(policy.runs):
-        row = ready.pop(0) if ready else evaluate(payload)
+        row = evaluate(payload)
         evidence.first.append(row)
         progress("run", i + 1, policy.runs)
         if row.outcome != "pass":
@@ -274,18 +272,8 @@ def _shrink(payload: Any, first_failure: Evaluation, evaluate: Evaluate, policy:
 
 def replay_series(payload: Any, evaluate: Evaluate, runs: int, phase: str, progress: Progress,
                   at_once: bool = True) -> list[Evaluation]:
-    """`runs` replays of one payload, in order: one after another in one session when the runner has that (a test's
-    `series`: each row against a cold subject of its own); else at once when the runner allows (and `at_once`), and
-    then kept only when every one failed for one reason; any other series is replayed one at a time, as the first
-    run was."""
-    in_one_session = getattr(evaluate, "series", None)
-    rows = in_one_session(payload, runs, lambda count: progress(phase, count, runs)) if in_one_session else None
-    if rows is not None:  # one after another: no replay sees another; what it did not make, one at a time
-        rows = list(rows)[:runs]
-        while len(rows) < runs:
-            rows.append(evaluate(payload))
-            progress(phase, len(rows), runs)
-        return rows
+    """`runs` replays of one payload, in order: at once when the runner allows (and `at_once`), and then kept only
+    when every one failed for one reason; any other series is replayed one at a time, as the first run was."""
     # replays are independent processes: up to the runner's `parallel` at once, rows kept in their order
     width = min(runs, getattr(evaluate, "parallel", 1)) if at_once else 1
     rows = _series(payload, evaluate, runs, width, phase, progress)

@@ -21,7 +21,6 @@ from witness_gate.session import PropertyResult
 
 PHASES = {
     "run": "first run",
-    "sweep": "first runs of the file's tests, one pytest session",
     "shrink": "shrinking",
     "replay": "replaying witness",
     "replay-unshrunk": "replaying unshrunk input",

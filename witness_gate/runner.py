@@ -278,21 +278,6 @@ class PropertyRunner:
         finally:
             ahead.done(subject)
 
-    def sweep(self, selectors: list[str], runs: int, progress=None) -> dict[str, list[Evaluation]]:
-        """First-run rows of a file's tests from one pytest start (sweeping.py); what it could not make is missing."""
-        from witness_gate.sweeping import sweep
-
-        return sweep(self, selectors, runs, progress)
-
-    def series(self, payload: Any, runs: int, progress=None) -> list[Evaluation] | None:
-        """Up to `runs` cold replays of a test's payload from one pytest start (sweeping.py); None when none could be
-        made so (the caller makes the rest)."""
-        if not is_test(self.selector):
-            return None
-        from witness_gate.sweeping import series
-
-        return series(self, payload, runs, progress)
-
     def candidate(self, payload: Any) -> Evaluation:
         """A shrink candidate: forked from warm parents of both sides when they can be had (split-warm: a subject that
         ran earlier evaluations, so such a row never decides a pass), else cold."""

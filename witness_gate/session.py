@@ -83,10 +83,6 @@ class GateRun:
     _views: dict[Path, Views] | None = field(default=None, init=False, repr=False)
     _sides: dict[tuple[Path, str], Sides] = field(default_factory=dict, init=False, repr=False)
     _properties: tuple[str, ...] = field(default=(), init=False, repr=False)
-    _targets: tuple[PropertyTarget, ...] = field(default=(), init=False, repr=False)
-    # a test's first-run rows from its file's sweep (one pytest session), made when the file's first test is reached
-    _swept: dict[str, list[Evaluation]] = field(default_factory=dict, init=False, repr=False)
-    _swept_files: set[str] = field(default_factory=set, init=False, repr=False)
     # where the code under test came from (head_sha, head_tree, base_sha, the tree that ran, oracle_paths laid
     # over it from the base): what `replay` checks a reviewer's directory against and rebuilds from
     source: dict[str, Any] = field(default_factory=dict)
@@ -97,7 +93,6 @@ class GateRun:
         results = []
         self._views = {}  # each checkout is split into the judge's and the subject's views once for every property
         self._properties = tuple(target.relpath for target in targets)  # the judge's, wherever they are
-        self._targets = tuple(targets)
         try:
             for index, target in enumerate(targets):
                 self.reporter.start(target, index + 1, len(targets))
@@ -154,9 +149,8 @@ class GateRun:
                 **self._views_of(self.checkout, binding.seed),
             )
             try:
-                ready = self._first_runs(target, runner) if target.node else []
                 evidence = self._attempt(binding, pinned.fixture.payload, runner, notes, test=bool(target.node),
-                                         ready=ready, failed_before=self._failed_before(
+                                         failed_before=self._failed_before(
                                              target, binding, pinned.fixture.payload, runner) if self.base else None)
                 if evidence.failed_once and evidence.shrink is not None and self.base is not None:
                     notes += self._on_base(target, binding, evidence, pinned.fixture.payload, runner)
@@ -179,16 +173,6 @@ class GateRun:
         self._write(result)
         return result
 
-    def _first_runs(self, target: PropertyTarget, runner: Callable[[Any], Evaluation]) -> list[Evaluation]:
-        """A test's first-run rows from the sweep of its file, which runs when the file's first test is reached: one
-        pytest session for the file's tests instead of one a row (what it could not make, the attempt makes)."""
-        if target.relpath not in self._swept_files and hasattr(runner, "sweep"):
-            self._swept_files.add(target.relpath)
-            selectors = [t.selector for t in self._targets if t.node and t.relpath == target.relpath]
-            self._swept.update(runner.sweep(selectors, self.policy.runs,
-                                            lambda done, total: self.reporter.progress("sweep", done, total)))
-        return self._swept.pop(target.selector, [])
-
     def _judge_environment(self) -> Path | None:
         """The judge's set-up: the base's when there is a base (never the head's), else the one set-up there is
         (`check`, whose working tree is its own oracle)."""
@@ -198,7 +182,7 @@ class GateRun:
         return code.environment if not isinstance(code, str) else None
 
     def _attempt(self, binding: Binding, payload: Any, runner: Callable[[Any], Evaluation],
-                 notes: list[str], test: bool = False, ready: list[Evaluation] | None = None,
+                 notes: list[str], test: bool = False,
                  failed_before: Callable[[Evidence], bool] | None = None) -> Evidence:
         """An accepted freeze's witness is replayed first; when it does not decide, the whole attempt runs (`test`: a
         repository's own pytest test)."""
@@ -218,7 +202,7 @@ class GateRun:
         # a pytest test has nothing to shrink: all its rows are cold, each subject with its own hash seed and layout,
         # so a test that hangs on set order or addresses shows as replays that disagree
         warm = None if test else getattr(runner, "candidate", None)
-        return run_attempt(payload, runner, self.policy, self.reporter.progress, warm, ready, failed_before)
+        return run_attempt(payload, runner, self.policy, self.reporter.progress, warm, failed_before=failed_before)
 
     def _on_base(self, target: PropertyTarget, binding: Binding, evidence: Evidence, payload: Any,
                  head: Callable[[Any], Evaluation]) -> list[str]:

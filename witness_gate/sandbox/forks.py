@@ -197,7 +197,7 @@ class Ahead:
 
 def start_serving(judge: ForkServer, message: dict) -> socket.socket | None:
     """A child of the warm judge parent that serves requests one after another on the socket returned (a series of
-    shrink candidates, a sweep of a file's tests); None when the parent is gone."""
+    shrink candidates); None when the parent is gone."""
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     unused_r, unused_w = os.pipe()
     quiet = os.open(os.devnull, os.O_WRONLY)

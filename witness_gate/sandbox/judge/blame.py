@@ -72,7 +72,7 @@ def from_subject(exc: ImportError) -> bool:
 
 def test_verdict(peer, ours: set[str], root: str, run) -> tuple:
     """(outcome, reason, detail, imports, said) of a repository's test that `run(blame)` ran (judge/tests.py's
-    run_test, or one row of a sweep) against the subject behind `peer`: a broken boundary gives no verdict whatever
+    run_test) against the subject behind `peer`: a broken boundary gives no verdict whatever
     the test made of it, and a failure from a package nobody installed is none either."""
     missed: list[str] = []
 

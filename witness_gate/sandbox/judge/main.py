@@ -93,11 +93,6 @@ def warm() -> None:
                 if message.get("series"):  # a property's shrink candidates, one after another
                     os.close(fds[1])
                     serve_series(fds[0], prop)
-                if message.get("sweep"):  # the first runs of a file's tests, in one pytest session
-                    from witness_gate.sandbox.judge import sweep
-
-                    os.close(fds[1])
-                    sweep.serve(fds[0], prop)
                 evaluate(fds[0], fds[1], message["fixture"])
             for passed in fds:
                 os.close(passed)
@@ -182,7 +177,7 @@ def _prepare() -> None:
     import witness_gate  # noqa: F401 - the gate's package, first on the path: the property's `contract`
     from witness_gate.sandbox.wire.importpath import arrange_path
     from witness_gate.sandbox.judge import (  # noqa: F401
-        asserts, blame, classes, handles, imports, inplace, peer, state, sweep, tests, verdicts,
+        asserts, blame, classes, handles, imports, inplace, peer, state, tests, verdicts,
     )
     from witness_gate.sandbox.wire import frames, importpath  # noqa: F401
 

@@ -1,5 +1,5 @@
 """What an evaluation may change in a judge's process, kept and put back when one judge evaluates again and again (a
-series of shrink candidates, a sweep of a file's tests)."""
+series of shrink candidates)."""
 
 from __future__ import annotations
 

@@ -178,23 +178,6 @@ def judged(reports: Reports, code: int, nodeid: str, named, blame, usable) -> tu
                                    "without a result"), {}
 
 
-def chosen(items: list, selector: str) -> list:
-    """The items of one file's collection that the test `selector` names, as pytest.main would select them: a
-    function's parametrized cases, a class's tests, or every test but those named (`*:`)."""
-    relpath, _, node = selector[len(PREFIX):].partition("::")
-    found = []
-    for item in items:
-        path, _, rest = item.nodeid.partition("::")
-        if path != relpath:
-            continue
-        if node.startswith("*:"):
-            if rest.split("[")[0] not in frozenset(node[2:].split(",")):
-                found.append(item)
-        elif rest == node or rest.startswith((node + "[", node + "::")):
-            found.append(item)
-    return found
-
-
 def _replayed(reports: Reports, code: int) -> int:
     """A replayed example that ran to its end passed (Hypothesis then says DidNotReproduce, which is no failure here);
     a DidNotReproduce before its end (the test no longer draws what the example holds) leaves it unusable. Returns
