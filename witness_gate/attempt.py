@@ -135,9 +135,10 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
         # a warm series that disagreed with itself foretells a cold one that does: that one goes one at a time
         evidence.replays = replay_series(evidence.witness, evaluate, policy.runs, "replay", progress,
                                          at_once=not warm)
-    settled = failed_before is not None and unanimous_failure(evidence.replays) and \
-        evidence.replays[0].reason == evidence.target_reason and failed_before(evidence)
-    if seen_two_ways(evidence) and not settled:
+    # the base is asked only when the head would be looked at harder: otherwise it is asked once the attempt ends
+    if seen_two_ways(evidence) and not (failed_before is not None and unanimous_failure(evidence.replays)
+                                        and evidence.replays[0].reason == evidence.target_reason
+                                        and failed_before(evidence)):
         evidence.replays = look_harder(evidence.witness, evidence.replays, evaluate, policy, progress)
     if not all(row.outcome == "fail" for row in evidence.replays):
         # shrinking can distort timing bugs, and the code under test can steer it onto a witness that fails on a

@@ -52,7 +52,7 @@ def layout_env(layout: int) -> dict[str, str]:
     return {"PYTHONHASHSEED": str(layout), "WITNESS_LAYOUT": str(layout)}
 
 
-def exit_code_of(verdict_line: bytes) -> tuple[int | None, bool]:
+def _exit_code_of(verdict_line: bytes) -> tuple[int | None, bool]:
     """(the exit code a judge that wrote this verdict line ends with, whether a series judge ends after it): a
     series judge goes on; None for no verdict."""
     try:
@@ -338,7 +338,7 @@ class PropertyRunner:
             return None
         out, fault = said
         (inbox / name).unlink(missing_ok=True)
-        code, ends = exit_code_of(out["verdict"]) if not fault else (None, True)
+        code, ends = _exit_code_of(out["verdict"]) if not fault else (None, True)
         if code is None:  # past its deadline, over its output cap, or gone: the next candidate gets a new one
             ended = sides.end_series(self.selector)
             if ended is not None:

@@ -151,7 +151,7 @@ class GateRun:
             try:
                 evidence = self._attempt(binding, pinned.fixture.payload, runner, notes, test=bool(target.node),
                                          failed_before=self._failed_before(
-                                             target, binding, pinned.fixture.payload, runner) if self.base else None)
+                                             target, binding, pinned.fixture.payload, runner) if self.base is not None else None)
                 if evidence.failed_once and evidence.shrink is not None and self.base is not None:
                     notes += self._on_base(target, binding, evidence, pinned.fixture.payload, runner)
             finally:
@@ -234,7 +234,7 @@ class GateRun:
         harder): one cold base replay tells a base that passes; one that fails the same way is replayed on the base
         now rather than after (evidence.base, kept while the witness stays the same)."""
         def ask(evidence: Evidence) -> bool:
-            code = self.base() if self.base is not None else "no base"
+            code = self.base()
             if isinstance(code, str):
                 return False
             base = self._base_runner(code, target, binding)
