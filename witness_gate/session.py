@@ -149,9 +149,10 @@ class GateRun:
                 **self._views_of(self.checkout, binding.seed),
             )
             try:
+                asked = self._failed_before(target, binding, pinned.fixture.payload, runner) \
+                    if self.base is not None else None
                 evidence = self._attempt(binding, pinned.fixture.payload, runner, notes, test=bool(target.node),
-                                         failed_before=self._failed_before(
-                                             target, binding, pinned.fixture.payload, runner) if self.base is not None else None)
+                                         failed_before=asked)
                 if evidence.failed_once and evidence.shrink is not None and self.base is not None:
                     notes += self._on_base(target, binding, evidence, pinned.fixture.payload, runner)
             finally:
