@@ -148,6 +148,35 @@ def test_tests_that_hold_pass_in_the_judge(calc_repo, node):
     assert (row.outcome, row.reason, row.isolation) == ("pass", None, "split-cold"), row.detail[-800:]
 
 
+SOME_SKIPPED = """import os
+import pytest
+import calc
+
+
+@pytest.fixture(params=["python", "compiled"])
+def double(request):  # as pyrsistent's tests take its C extension when it was built
+    if request.param == "compiled":
+        pytest.importorskip("calc_compiled")
+    return calc.double
+
+
+def test_double(double):
+    assert double(2) == 4
+"""
+
+
+@pytest.mark.parametrize("code, expected", [(CALC, ("pass", None)),
+                                            (CALC.replace("return 2 * x", "return 3 * x"),
+                                             ("fail", "raise:AssertionError@tests/test_calc.py:14"))])
+def test_the_cases_that_ran_decide_when_others_were_skipped(tmp_path, code, expected):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "src" / "calc.py").write_text(code)
+    (tmp_path / "tests" / "test_calc.py").write_text(SOME_SKIPPED)
+    row = run(stage_directory(tmp_path), "test_double")
+    assert (row.outcome, row.reason) == expected, row.detail[-800:]
+
+
 def test_a_failing_test_says_what_was_observed(calc_repo):
     row = run(calc_repo, "test_fold_sharp_s")
     assert (row.outcome, row.reason) == ("fail", "raise:AssertionError@tests/test_calc.py:19"), row.detail[-800:]
@@ -237,10 +266,16 @@ def test_hypothesis_finds_and_shrinks_a_counterexample_in_the_judge(tmp_path):
     assert "@reproduce_failure(" in rows[0].observed and rows[0].observed == rows[1].observed, rows[0].observed
 
 
-@pytest.mark.parametrize("node, reason", [("test_skipped", "skipped"), ("test_missing", "collect")])
-def test_a_test_that_gives_no_evidence_gives_no_verdict(calc_repo, node, reason):
-    row = run(calc_repo, node)
-    assert (row.outcome, row.reason) == ("transport", reason), row.detail[-800:]
+def test_a_test_that_is_not_there_gives_no_verdict(calc_repo):
+    row = run(calc_repo, "test_missing")
+    assert (row.outcome, row.reason) == ("transport", "collect"), row.detail[-800:]
+
+
+def test_a_skipped_test_fails_as_skipped_so_that_the_base_decides(calc_repo):
+    # a skip is no evidence: not a pass, and not a hold either (a test skipped on every side held every change);
+    # skipped on the base too it is pre_existing (the end-to-end test below), run there it is the patch's doing
+    row = run(calc_repo, "test_skipped")
+    assert (row.outcome, row.reason) == ("fail", "skipped"), row.detail[-800:]
 
 
 def test_a_test_importing_what_the_implementation_lost_fails(tmp_path):
@@ -261,7 +296,7 @@ def test_a_regression_in_a_repository_s_own_tests_is_blocked_end_to_end(git_repo
     outcome = gate(git_repo, tmp_path / "out")
     labels = {r.target.node: r.verdict.label for r in outcome.results}
     assert labels == {"test_double_small": "pass", "test_double_is_even": "pass", "test_fold_sharp_s": "regression",
-                      "test_out_of_range": "pass", "test_skipped": "hold", "TestGroup::test_in_class": "pass",
+                      "test_out_of_range": "pass", "test_skipped": "pre_existing", "TestGroup::test_in_class": "pass",
                       "TestDoubling::runTest": "pass", "*:" + ",".join(NODES): "pass"}, labels
     [failed] = [r for r in outcome.results if r.target.node == "test_fold_sharp_s"]
     assert failed.evidence.first[-1].reason == "raise:AssertionError@tests/test_calc.py:19"

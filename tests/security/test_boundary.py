@@ -44,6 +44,10 @@ class Cart:
     def count(self):
         return sum(qty for _, qty in self.lines)
 
+    def __eq__(self, other):  # equal carts hold equal lines: a claim with no contents here to check it by
+        return isinstance(other, Cart) and self.lines == other.lines
+    __hash__ = object.__hash__
+
 
 def squares(n):
     for i in range(n):
@@ -116,12 +120,115 @@ def put_back(order):
     if _hidden:
         order["lines"] = _hidden.pop()  # and the pinned payload is as it was when the property ends
     return True
+
+
+from collections.abc import Sequence
+
+
+class Row(Sequence):  # a sequence of the implementation's own, as pyrsistent's pvector is
+    def __init__(self, items):
+        self._items = list(items)
+    def __getitem__(self, i):
+        return self._items[i]
+    def __len__(self):
+        return len(self._items)
+    def __eq__(self, other):
+        return isinstance(other, (Row, list, tuple)) and list(self) == list(other)
+    def __lt__(self, other):
+        return list(self) < list(other)
+    def __add__(self, other):
+        return type(self)(list(self) + list(other))
+    def __mul__(self, times):
+        return type(self)(list(self) * times)
+    __rmul__ = __mul__
+    __hash__ = None
+
+
+class AlwaysEqual(Row):  # the forged answer: equal to whatever it is compared with
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+
+
+class SameLength(Row):  # a regression in equality itself: only the lengths are compared
+    def __eq__(self, other):
+        return len(self) == len(other)
+
+
+class AlwaysTrue(Row):
+    def __bool__(self):
+        return True
+
+
+def row(items, kind="Row"):
+    return globals()[kind](items)
+
+
+def distinct(items):
+    return len(set(items))
+
+
+class Base:  # a class the oracle subclasses, as pyrsistent's tests subclass PRecord and CheckedPVector
+    kind = "base"
+    def __init__(self, items):
+        self.items = list(items)
+    def total(self):
+        return sum(self.check(item) for item in self.items)
+    def check(self, item):
+        return item
+    @classmethod
+    def make(cls, *items):
+        return cls(items)
+
+
+class Typed:
+    __type__ = object
+    def __init__(self, value):
+        if not isinstance(value, self.__type__):
+            raise TypeError(f"not a {self.__type__.__name__}")
+        self.value = value
+
+
+def poke(token):  # an oracle's object asked for more than a container asks of a member
+    try:
+        token._ask("__reduce__")
+    except TypeError as exc:
+        return str(exc)
+    return "answered"
 '''
 
 PROPS = '''
 from shop import (Cart, Colour, OutOfStock, apply, compose, drop_negative, exact, first_two, hide_then_total, hiding_lines,
                   lying_total, parts,
-                  put_back, sort_in_place, squares)
+                  distinct, poke, put_back, row, sort_in_place, squares, Base, Typed)
+
+
+class Doubled(Base):
+    kind = "doubled"
+    def check(self, item):
+        return 2 * item
+    @staticmethod
+    def unit():
+        return 1
+    @property
+    def size(self):
+        return len(self.items)
+
+
+class Ints(Typed):
+    __type__ = int
+
+
+class Token:  # an object of the oracle's own, as pyrsistent's tests put in its vectors
+    def __init__(self, name):
+        self.name = name
+    def __eq__(self, other):
+        return isinstance(other, Token) and other.name == self.name
+    def __hash__(self):
+        return hash(self.name)
+    def __repr__(self):
+        return f"Token({self.name!r})"
 
 
 def prop_object_methods(fixture):
@@ -177,11 +284,50 @@ def prop_exact_values(fixture):
 
 
 def prop_compare_objects(fixture):
+    assert Cart().add("a", 1) != Cart()  # unequal: the implementation's word, which forges nothing
     return Cart() == Cart()
 
 
 def prop_truth_of_object(fixture):
-    return bool(Cart())
+    return bool(Cart()) and not row([]) and bool(row([0]))
+
+
+def prop_compare_sequences(fixture):
+    return (row([1, 2]) == [1, 2] and [1, 2] == row([1, 2]) and row([1, 2]) == (1, 2) and row([1, 2]) != [1, 3]
+            and row([1, 2]) != "12" and row([1]) < row([1, 2]) and row([row([1])]) == [[1]]
+            and row([1]) + row([2]) == [1, 2] and 2 * row([1]) == [1, 1] and row([1]) * 2 == (1, 1))
+
+
+def prop_oracle_objects_by_reference(fixture):
+    a, b, same_as_a = Token("a"), Token("b"), Token("a")
+    kept = row([a, b])
+    return (kept[0] is a and list(kept) == [a, b] and kept == [same_as_a, b] and kept.index(same_as_a) == 0
+            and distinct([a, b, same_as_a]) == 2 and repr(kept[1]) == "Token('b')"
+            and "held by reference" in poke(a))
+
+
+def prop_oracle_subclass(fixture):
+    doubled = Doubled.make(1, 2)
+    try:
+        Ints("x")
+        refused = False
+    except TypeError as exc:
+        refused = str(exc) == "not a int"
+    return (doubled.total() == 6 and doubled.kind == "doubled" and Doubled.unit() == 1 and doubled.size == 2
+            and isinstance(doubled, Doubled) and isinstance(doubled, Base) and not isinstance(Base([1]), Doubled)
+            and issubclass(Doubled, Base) and Ints(3).value == 3 and refused)
+
+
+def prop_always_equal(fixture):
+    return row([3, 1], "AlwaysEqual") == [1, 3]
+
+
+def prop_equal_by_length(fixture):
+    return row([1, 2], "SameLength") != [1, 3]
+
+
+def prop_always_true(fixture):
+    return "empty" if not row([], "AlwaysTrue") else True
 
 
 def prop_lying_int(fixture):
@@ -227,7 +373,8 @@ def evaluate(checkout, name, payload=None):
 
 @pytest.mark.parametrize("name", ["prop_object_methods", "prop_generator", "prop_callback", "prop_exception_caught",
                                   "prop_in_place", "prop_exact_values", "prop_oracle_iterators_and_paths",
-                                  "prop_kept_callables"])
+                                  "prop_kept_callables", "prop_truth_of_object", "prop_compare_sequences",
+                                  "prop_oracle_objects_by_reference", "prop_oracle_subclass"])
 def test_a_property_uses_the_implementation_as_if_it_were_here(checkout, name):
     row = evaluate(checkout, name)
     assert (row.outcome, row.reason, row.isolation) == ("pass", None, "split-cold"), row.detail
@@ -238,11 +385,18 @@ def test_an_implementation_exception_is_a_failure_that_names_where_it_was_raised
     assert (row.outcome, row.reason) == ("fail", "raise:OutOfStock@src/shop.py:28"), row.detail
 
 
-@pytest.mark.parametrize("name", ["prop_compare_objects", "prop_truth_of_object"])
-def test_comparing_or_testing_an_implementation_object_fails_with_the_documented_error(checkout, name):
-    row = evaluate(checkout, name)
-    assert row.outcome == "fail" and row.reason.startswith("raise:TypeError@tests/properties/test_shop.py:"), row
+def test_comparing_an_implementation_object_that_holds_nothing_fails_with_the_documented_error(checkout):
+    row = evaluate(checkout, "prop_compare_objects")
+    assert row.outcome == "fail" and row.reason.startswith("raise:NoContents@tests/properties/test_shop.py:"), row
     assert "stays in the implementation's process" in row.detail
+
+
+@pytest.mark.parametrize("name", ["prop_always_equal", "prop_equal_by_length", "prop_always_true"])
+def test_an_object_whose_comparison_or_truth_its_contents_contradict_fails(checkout, name):
+    # an object equal to anything forges `assert result == expected`; one whose equality is itself the regression
+    # must not pass either: the implementation's answer stands only when its contents agree
+    row = evaluate(checkout, name)
+    assert row.outcome == "fail" and row.reason.startswith("raise:ImplementationDisagrees@tests/properties/"), row
 
 
 @pytest.mark.parametrize("name", ["prop_lying_int", "prop_lying_list"])
@@ -552,10 +706,15 @@ def prop_all_text(fixture):
     return all(map(is_text, [Here("a.txt")]))
 
 
+def _broken():
+    yield 1
+    raise TypeError("an iterator that breaks while it is read")
+
+
 def prop_never_handed(fixture):
     secret = []
     try:
-        notify(secret.append, object())  # refused before anything is sent: object() cannot cross
+        notify(secret.append, _broken())  # refused before anything is sent: the iterator broke while it was read
     except TypeError:
         pass
     call_number(1, "reached")

@@ -23,7 +23,9 @@ hashable = st.recursive(scalars.filter(lambda v: not isinstance(v, complex) or T
                         lambda inner: st.tuples(inner, inner) | st.frozensets(inner, max_size=3), max_leaves=8)
 data = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
                     | st.dictionaries(hashable, inner, max_size=4) | st.sets(hashable, max_size=3)
-                    | st.builds(bytearray, st.binary()), max_leaves=20)
+                    | st.builds(bytearray, st.binary())
+                    | st.builds(range, st.integers(), st.integers(), st.integers().filter(bool))
+                    | st.builds(slice, inner, inner, inner), max_leaves=20)
 
 
 def _refuse(value, inner):
@@ -60,7 +62,7 @@ def test_every_float_crosses_exactly_nan_and_infinities_too(value):  # (a NaN's 
 json_trees = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
                               st.sampled_from(["T", "D", "S", "Z", "B", "A", "I", "F", "C", "N", "Q", "W", "H", "K", "E",
-                                               "G", "U", "X", "Y", "x"]), inner, min_size=1, max_size=2), max_leaves=12)
+                                               "G", "U", "X", "Y", "L", "V", "x"]), inner, min_size=1, max_size=2), max_leaves=12)
 
 
 @settings(max_examples=500, deadline=None)

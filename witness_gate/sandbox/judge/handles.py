@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from witness_gate.sandbox.judge.compare import SYMBOLS, ImplementationDisagrees, NoContents, checked, form
 from witness_gate.sandbox.wire.forms import MAX_TEXT
 
 
 class Handle:
-    """An object of the implementation, which stays in the subject: attribute reads, calls, iteration and item
-    access are forwarded; it has no truth, order, equality or hash here (compare the data it gives instead)."""
+    """An object of the implementation, which stays in the subject: attribute reads, calls, iteration, item access,
+    truth and hash are forwarded; equality and order are the implementation's answer checked against its contents
+    (judge/compare.py), and an object with no contents (no sequence, set or mapping) has none here."""
 
     __slots__ = ("_w_peer", "_w_number", "_w_type", "__weakref__")
 
@@ -64,12 +66,80 @@ class Handle:
     def __str__(self):
         return str(self._w_peer.ask("str", self._w_number))[:MAX_TEXT]
 
+    def __hash__(self):
+        said = self._w_peer.ask("hash", self._w_number)
+        if type(said) is not int:
+            raise TypeError(f"the hash of {self._w_name()} is no int")
+        return said
+
+    def __bool__(self):
+        said = self._w_peer.ask("bool", self._w_number)
+        if type(said) is not bool:
+            raise ImplementationDisagrees(f"the truth of {self._w_name()} is no bool")
+        mine = self._w_peer.contents(self)
+        if mine is not None and said is not bool(mine[1]):
+            raise ImplementationDisagrees(f"{self._w_name()}: its truth says {said}, and it holds {len(mine[1])} "
+                                          "items; an object's truth must agree with what it holds")
+        return said
+
+    def _w_compare(self, other, op: str) -> bool:
+        peer = self._w_peer
+        said = peer.ask("compare", self._w_number, name=op, v=other)
+        if op in ("eq", "ne") and (said is (op == "ne") or other is self):
+            return said  # "unequal" forges nothing any other value could not: only a claim of equality is checked
+        mine = peer.contents(self)
+        if mine is None:
+            raise NoContents(f"{self._w_name()} stays in the implementation's process and is no sequence, set or "
+                             f"mapping: its {SYMBOLS[op]} has no contents here to be checked by; compare the data it "
+                             "gives (its attributes, what its methods return) instead")
+        theirs = form(other, peer.contents)
+        return checked(op, said, mine, theirs, lambda: f"{self._w_name()} {SYMBOLS[op]} {type(other).__name__}")
+
+    def __mro_entries__(self, bases):  # `class Mine(TheirClass):` is made in the subject (judge/subclass.py)
+        from witness_gate.sandbox.judge.subclass import Placeholder
+
+        return (Placeholder,)
+
+    def __instancecheck__(self, instance):
+        return self._w_peer.ask("isinstance", self._w_number, v=instance) is True
+
+    def __subclasscheck__(self, cls):
+        return self._w_peer.ask("issubclass", self._w_number, v=cls) is True
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(f"{self._w_name()} stays in the implementation's process: it cannot be pickled in the judge")
+
     def _w_name(self) -> str:
         return f"<{self._w_type} object of the implementation>"
 
-    def _w_refuse(self, *_):
-        raise TypeError(f"{self._w_name()} stays in the implementation's process: it has no truth value, order, "
-                        "equality or hash in the judge; compare the data it gives (its attributes, what its "
-                        "methods return) instead")
 
-    __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __hash__ = _w_refuse
+def _comparison(op: str):
+    def compare(self, other):
+        return self._w_compare(other, op)
+    return compare
+
+
+def _arith(name: str, how: str = ""):
+    asked = how + name
+
+    def operator_(self, other):
+        return self._w_peer.ask("arith", self._w_number, name=asked, v=other)
+    return operator_
+
+
+def _unary(name: str):
+    def operator_(self):
+        return self._w_peer.ask("unary", self._w_number, name=name)
+    return operator_
+
+
+for _name in SYMBOLS:
+    setattr(Handle, f"__{_name}__", _comparison(_name))
+# the implementation's arithmetic is its answer, as a method's is (`pvector([1]) + pvector([2])`, `2 * v`)
+for _name in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and", "xor",
+              "or"):
+    setattr(Handle, f"__{_name}__", _arith(_name))
+    setattr(Handle, f"__r{_name}__", _arith(_name, "r:"))
+    setattr(Handle, f"__i{_name}__", _arith(_name, "i:"))
+for _name in ("neg", "pos", "invert", "abs", "int", "float", "index"):
+    setattr(Handle, f"__{_name}__", _unary(_name))

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import operator
 import sys
 
 from witness_gate.sandbox.judge.classes import Classes
+from witness_gate.sandbox.judge.compare import KINDS
 from witness_gate.sandbox.judge.handles import Handle
 from witness_gate.sandbox.judge.inplace import InPlace
 from witness_gate.sandbox.wire.forms import MAX_TEXT, is_name
@@ -34,6 +36,7 @@ class Peer:
         self.handles: dict[int, Handle] = {}
         self.callbacks: dict[int, object] = {}  # what the judge lent, for the rest of the evaluation (MAX_LENT)
         self.lent: dict[int, int] = {}  # id(callable) -> its number, so one lent again and again is one entry
+        self.referenced: dict[int, int] = {}  # id(object) -> its number, for an oracle's object lent by reference
         self.fresh: list[int] = []  # numbers lent while a message is encoded: taken back if it is never sent
         self.callback_numbers = itertools.count(1)
         self.last_call_back = 0
@@ -42,7 +45,7 @@ class Peer:
         self.imported: list[str] = []
         self._tags = {"H": self._handle, "K": self._callable, "E": self.classes.enum_member,
                       "G": self.classes.enum_of, "U": self.classes.named, "X": self.classes.exception,
-                      "Y": self.classes.exception_of}
+                      "Y": self.classes.exception_of, "R": self._reference}
 
     # -- requests ---------------------------------------------------------------------------------------------
     def import_module(self, name: str) -> tuple[Handle, str, bool]:
@@ -67,6 +70,20 @@ class Peer:
                 message["v"] = self.encode(v)
             return message
         return self._result(self._exchange(self._encoded(build)), op)
+
+    def contents(self, value):
+        """(kind, items) a handle's object reports of itself (a sequence, a set or a mapping's [key, value] pairs),
+        or None: anything else, and any value that is no handle."""
+        if not isinstance(value, Handle):
+            return None
+        said = self.ask("contents", value._w_number)
+        if said is None:
+            return None
+        if type(said) is not list or len(said) != 2 or said[0] not in KINDS or type(said[1]) is not list or (
+                said[0] == "map" and not all(type(pair) is list and len(pair) == 2 for pair in said[1])):
+            self.fault = self.fault or WireFault("malformed", "contents that are not a kind and its items")
+            raise self.fault
+        return said[0], said[1]
 
     def call(self, number: int, args: tuple, kwargs: dict):
         other = self._other
@@ -209,12 +226,25 @@ class Peer:
             kind = ("PureWindowsPath" if isinstance(value, pathlib.PureWindowsPath) else
                     "PosixPath" if isinstance(value, pathlib.Path) else "PurePosixPath")
             return {"P": [kind, str(value)]}
+        if isinstance(value, type) and (named := _standard_class(value)) is not None:
+            return {"O": named}  # `__type__ = int`, `(datetime.date, str)`: the class itself there, not a callable
         if callable(value):  # before iterators: a MagicMock is both, and a test hands it over to be called
             return {"K": self._lend(value)}
         if hasattr(type(value), "__next__") and hasattr(type(value), "__iter__"):
             return {"J": _drained(value, inner)}
-        raise TypeError(f"a {type(value).__name__} cannot be handed to the implementation, which runs in another "
-                        "process: pass data, a callable, or an object the implementation gave")
+        return {"R": [self._lend_object(value), type(value).__qualname__[:200]]}
+
+    def _lend_object(self, value) -> int:
+        """The number of an object of the oracle's the implementation holds by reference (pyrsistent's tests put
+        their own objects in its vectors and maps): it comes back as the same object, and the implementation may
+        ask it only what a container asks of its members (Lent)."""
+        number = self.referenced.get(id(value))
+        lent = self.callbacks.get(number) if number is not None else None
+        if type(lent) is Lent and lent.value is value:
+            return number
+        number = self._lend(Lent(value))
+        self.referenced[id(value)] = number
+        return number
 
     def _lend(self, function) -> int:
         """The number of a callable lent to the implementation, which may call it back whenever the judge waits on it,
@@ -250,13 +280,59 @@ class Peer:
         return handle
 
     def _callable(self, body, inner):
-        if body not in self.callbacks:
+        if body not in self.callbacks or type(self.callbacks[body]) is Lent:
             raise ValueError("a callable the judge no longer lends")
         return self.callbacks[body]
 
+    def _reference(self, body, inner):
+        number = body[0] if type(body) is list and body else body
+        lent = self.callbacks.get(number) if type(number) is int else None
+        if type(lent) is not Lent:
+            raise ValueError("an object the judge no longer lends")
+        return lent.value
 
+
+class Lent:
+    """An object of the oracle's, lent to the implementation by reference: called back with one of ASKED and its
+    arguments, it answers what a list, a set or a dict would ask of a member, and nothing else."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def __call__(self, question, *args):
+        if question not in ASKED or len(args) != (1 if question in _OPERATORS else 0):
+            raise TypeError(f"an object of the oracle's (a {type(self.value).__name__}) is held by reference: the "
+                            "implementation may compare, hash, print or test it, and no more")
+        if question in _OPERATORS:
+            return bool(_OPERATORS[question](self.value, args[0]))
+        if question == "hash":
+            return hash(self.value)
+        if question == "bool":
+            return bool(self.value)
+        return (repr if question == "repr" else str)(self.value)[:MAX_TEXT]
+
+
+_OPERATORS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
+              "ge": operator.ge}
+ASKED = frozenset(_OPERATORS) | {"hash", "bool", "repr", "str"}
 MAX_DRAINED = 100_000
 MAX_LENT = 100_000
+
+
+def _standard_class(cls) -> list | None:
+    """[module, qualname] of a built-in class or one of the standard library's, which the subject has too."""
+    if cls is type(None):
+        return ["builtins", "NoneType"]
+    module, qualname = getattr(cls, "__module__", None), getattr(cls, "__qualname__", None)
+    if type(module) is not str or type(qualname) is not str or module.partition(".")[0] not in sys.stdlib_module_names \
+            and module != "builtins":
+        return None
+    found = sys.modules.get(module)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return [module, qualname] if found is cls else None
 
 
 def _drained(iterator, inner) -> list:

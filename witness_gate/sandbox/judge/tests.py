@@ -4,8 +4,9 @@ has no other), and every module of the implementation the test imports is a prox
 
 The outcome comes from pytest's own reports of this one test, never from what the test prints: a failure in setup, call
 or teardown is a failure whose reason names where it was raised and whose detail is pytest's message (assertion
-rewriting included, `assert 'ßß' == 'ssß'`); a test that passes is a pass; an expected failure (xfail) is a pass; a
-skip gives no evidence and no verdict; a collection error is the implementation's failure when the implementation
+rewriting included, `assert 'ßß' == 'ssß'`); a test that passes is a pass; an expected failure (xfail) is a pass; the
+cases pytest skips are left out (the oracle's own skip conditions decide), and a test whose every case was skipped fails
+with the reason `skipped`, so that the base decides: skipped there too, it is `pre_existing`; a collection error is the implementation's failure when the implementation
 raised it, else the oracle's problem (no verdict).
 """
 
@@ -168,10 +169,10 @@ def judged(reports: Reports, code: int, nodeid: str, named, blame, usable) -> tu
         if named is not None and code in (0, 5):  # no test there that is not a property of its own
             return "pass", None, "", {}
         return "transport", "collect", f"pytest found no test {nodeid} (exit {code})", {}
-    if reports.skipped:
-        return "transport", "skipped", (f"{nodeid} was skipped ({reports.skipped[:300]}): a skipped test is no "
-                                        "evidence; make it run here, or leave it out of properties.pytest"), {}
-    ran = [reports.outcomes.get(item) for item in reports.items]
+    ran = [reports.outcomes.get(item) for item in reports.items if reports.outcomes.get(item) != "skipped"]
+    if reports.skipped and not ran:  # no evidence of its own: the base decides (skipped there too, pre_existing)
+        return "fail", usable("skipped"), (f"{nodeid} was skipped ({reports.skipped[:300]}): a skipped test is no "
+                                           "evidence; make it run here, or leave it out of properties.pytest"), {}
     if code == 0 and all(outcome in ("passed", "xfailed") for outcome in ran):
         return "pass", None, "", {}
     return "transport", "pytest", (f"pytest ended with exit {code}, {ran.count(None)} of {len(ran)} tests of {nodeid} "

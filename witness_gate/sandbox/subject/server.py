@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import importlib
+import operator
 import os
 import sys
 
@@ -34,11 +35,109 @@ class JudgeCallable:
         return f"<the judge's callable {self.number}>"
 
 
+class JudgeObject:
+    """An object of the oracle's, held by reference: what a container asks of a member goes to the judge."""
+
+    __slots__ = ("server", "number", "kind", "__weakref__")
+
+    def __init__(self, server: "Server", number: int, kind: str) -> None:
+        self.server, self.number, self.kind = server, number, kind
+
+    def _ask(self, question, *args):
+        return self.server.call_back(self.number, (question,) + args, {})
+
+    def __hash__(self):
+        return self._ask("hash")
+
+    def __bool__(self):
+        return self._ask("bool")
+
+    def __repr__(self):
+        return self._ask("repr")
+
+    def __str__(self):
+        return self._ask("str")
+
+
+def _asking(question: str):
+    def ask(self, other):
+        return self._ask(question, other)
+    return ask
+
+
+for _question in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(JudgeObject, f"__{_question}__", _asking(_question))
+
+
+def _standard_class(body, inner):
+    """A built-in class or one of the standard library's, named by the judge."""
+    module, qualname = body
+    if module == "builtins" and qualname == "NoneType":
+        return type(None)
+    found = importlib.import_module(module)
+    for part in str(qualname).split("."):
+        found = getattr(found, part)
+    if not isinstance(found, type):
+        raise TypeError("not a class")
+    return found
+
+
 def _iterator(body, inner):
     """An iterator the oracle handed over, as the items it yielded (read in the judge)."""
     if type(body) is not list:
         raise TypeError("an iterator's items")
     return iter([inner(item) for item in body])
+
+
+_COMPARE = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+            "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
+
+
+_ARITH = {name: getattr(operator, name if name not in ("and", "or") else name + "_")
+          for name in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and",
+                       "xor", "or")}
+_UNARY = {"neg": operator.neg, "pos": operator.pos, "invert": operator.invert, "abs": abs, "int": int,
+          "float": float, "index": operator.index}
+
+
+def _subclass(name: str, spec: dict):
+    """A class of the oracle's over the implementation's classes, made here: its methods call the judge back."""
+    import types
+
+    members = {str(key): _member(how, value) for key, how, value in spec["members"]}
+    members["__module__"] = spec.get("module") or "oracle"
+    return types.new_class(name, tuple(spec["bases"]), spec.get("keywords") or {},
+                           lambda namespace: namespace.update(members))
+
+
+def _member(how: str, value):
+    if how == "static":
+        return staticmethod(value)
+    if how == "class":
+        return classmethod(_function(value))
+    if how == "property":
+        return property(*[_function(part) if part is not None else None for part in value])
+    return _function(value) if isinstance(value, JudgeCallable) else value
+
+
+def _function(judge_callable):
+    """A function, so that it binds as a method does (a JudgeCallable is no descriptor)."""
+    def method(*args, **kwargs):
+        return judge_callable(*args, **kwargs)
+    return method
+
+
+def _contents(target):
+    """What an object holds, as collections.abc names it: [kind, items], or None."""
+    from collections import abc
+
+    if isinstance(target, abc.Mapping):
+        return ["map", [[key, target[key]] for key in target]]
+    if isinstance(target, abc.Set):
+        return ["set", list(target)]
+    if isinstance(target, abc.Sequence):
+        return ["seq", list(target)]
+    return None
 
 
 PATHS = ("PosixPath", "PurePosixPath", "PureWindowsPath")
@@ -60,7 +159,9 @@ class Server:
         self.objects: dict[int, object] = {}
         self.numbers: dict[int, int] = {}  # id(object) -> its handle
         self.last_callback = 0
-        self._tags = {"H": self._object, "K": lambda body, inner: JudgeCallable(self, int(body)),
+        self.judge_objects: dict[int, JudgeObject] = {}
+        self._tags = {"H": self._object, "K": lambda body, inner: JudgeCallable(self, int(body)), "R": self._judge_object,
+                      "O": _standard_class,
                       "E": self._enum_member, "U": self._named, "J": _iterator, "P": _path}
 
     # -- values -----------------------------------------------------------------------------------------------
@@ -78,6 +179,8 @@ class Server:
     def _other(self, value, inner):
         if isinstance(value, JudgeCallable):
             return {"K": value.number}
+        if isinstance(value, JudgeObject):
+            return {"R": [value.number, value.kind]}
         enum = sys.modules.get("enum")  # no enum exists before its module is imported
         if enum is not None and isinstance(value, enum.Enum):
             return {"E": [self.handle(value), self.enum_class(type(value)), value.name]}
@@ -158,6 +261,12 @@ class Server:
             raise WireFault("malformed", "a handle this subject never gave")
         return self.objects[number]
 
+    def _judge_object(self, body, inner):
+        number, kind = body
+        if number not in self.judge_objects:
+            self.judge_objects[number] = JudgeObject(self, int(number), str(kind)[:200])
+        return self.judge_objects[number]
+
     def _enum_member(self, body, inner):
         return getattr(self.objects[body[0]], body[1])
 
@@ -224,6 +333,27 @@ class Server:
             del target[self.decode(message.get("key"))]; return None, None
         if op == "contains":
             return self.decode(message.get("v")) in target, None
+        if op == "compare":
+            return bool(_COMPARE[str(message.get("name"))](target, self.decode(message.get("v")))), None
+        if op == "arith":  # `v + w`, `2 * v`: as the implementation's own operators give it
+            name, other = str(message.get("name")), self.decode(message.get("v"))
+            if name.startswith("i:"):  # `v += w`: in place when the object has it
+                return getattr(operator, "i" + name[2:])(target, other), None
+            return (_ARITH[name[2:]](other, target) if name.startswith("r:") else _ARITH[name](target, other)), None
+        if op == "subclass":
+            return _subclass(str(message.get("name")), self.decode(message.get("v"))), None
+        if op == "isinstance":
+            return isinstance(self.decode(message.get("v")), target), None
+        if op == "issubclass":
+            return issubclass(self.decode(message.get("v")), target), None
+        if op == "unary":
+            return _UNARY[str(message.get("name"))](target), None
+        if op == "contents":
+            return _contents(target), None
+        if op == "hash":
+            return hash(target), None
+        if op == "bool":
+            return bool(target), None
         if op == "repr":
             return repr(target)[:MAX_TEXT], None
         return str(target)[:MAX_TEXT], None

@@ -6,7 +6,8 @@ The tree: null, booleans, strings, finite floats and ints of fewer than INT_BITS
 other value is an object with one key:
   T tuple, D dict (list of [key, value]), S set, Z frozenset, B bytes (base64), A bytearray (base64),
   I int (hex, when it is too long for decimal), F float that JSON has not (nan, inf, -inf), C complex [re, im],
-  N Decimal (its str), Q Fraction [numerator, denominator], W date/time [kind, fields];
+  N Decimal (its str), Q Fraction [numerator, denominator], W date/time [kind, fields], L slice [start, stop, step],
+  V range [start, stop, step];
   and the sides' own: H handle, K callback, E enum member, G enum class, U named tuple, X exception,
   Y exception class; from the judge only, J an iterator (its items, read in the judge) and P a path [kind, text].
 """
@@ -63,6 +64,10 @@ def encode(value, other, depth: int = 0):
         return {"A": binascii.b2a_base64(bytes(value), newline=False).decode("ascii")}
     if kind is complex:
         return {"C": [inner(value.real), inner(value.imag)]}
+    if kind is slice:  # `pv[1:3]`: a test's slice is data
+        return {"L": [inner(value.start), inner(value.stop), inner(value.step)]}
+    if kind is range:
+        return {"V": [inner(value.start), inner(value.stop), inner(value.step)]}
     # no such value exists before its module was imported: the standard library's own classes, by identity
     module = sys.modules.get(kind.__module__ if kind.__module__ in _STANDARD else "")
     if module is not None and kind is getattr(module, kind.__name__, None):
@@ -201,6 +206,18 @@ def _fraction(body, inner):
     return fractions.Fraction(numerator, denominator)
 
 
+def _range(body, inner) -> range:
+    start, stop, step = (inner(part) for part in _items(body))
+    if not all(type(part) is int for part in (start, stop, step)):
+        raise TypeError("range parts are ints")
+    return range(start, stop, step)
+
+
+def _slice(body, inner) -> slice:
+    start, stop, step = (inner(part) for part in _items(body))
+    return slice(start, stop, step)
+
+
 def _bytes(body) -> bytes:
     if type(body) is not str:
         raise TypeError("not base64")
@@ -219,6 +236,8 @@ _PLAIN = {
     "N": _decimal,
     "Q": _fraction,
     "W": lambda body, inner: _time_value(_items(body)),
+    "L": _slice,
+    "V": _range,
 }
 
 
