@@ -85,10 +85,10 @@ properties:
   observed (pytest's message, `assert 'ß' == 'ss'`, then Hypothesis's falsifying example and the
   paste-able `@reproduce_failure(...)` that replays it) is kept in each row and the record and shown
   under the witness and on the check run. Hypothesis runs with its CI settings (no deadline, the blob
-  printed) unless the oracle's `conftest.py` loads a profile of its own. Cases pytest skips are left out
-  (the oracle's own skip conditions decide, as under plain pytest); a test whose every case was skipped is no
-  evidence and fails with the reason `skipped`, so the base decides: skipped there too it is `pre_existing` (it never
-  blocks), run there it is the patch's doing. An expected failure (`xfail`) passes.
+  printed) unless the oracle's `conftest.py` loads a profile of its own. A skipped case is no evidence, and a
+  head can make a case skip (an import it broke, under `importorskip`): a test with a skipped case fails with the
+  reason `skipped:<k>/<n>:<digest of the skipped cases>`, so the base decides: the same cases skipped there too it is
+  `pre_existing` (it never blocks), run there it is the patch's doing. An expected failure (`xfail`) passes.
 - A failing `@given` test's witness is Hypothesis's own shrunk example: the choice sequence that replays it,
   with its Hypothesis version and the one test case it failed in (`{{"hypothesis", "choices", "case"}}`; a
   parametrized case is named whole). Each replay runs that one example once, in a subject of its own, as

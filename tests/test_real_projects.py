@@ -131,3 +131,87 @@ def test_a_readme_only_head_is_skipped(natsort):
     branch(natsort, "docs", {"README.rst": ("natsort", "natsort (natural sorting)")}, message="docs")
     summary = gate(natsort, "main", "docs")
     assert (summary["verdict"], summary["exit_code"], summary["properties"]) == ("skipped", 0, [])
+
+
+# pyrsistent: persistent vectors, maps and classes, whose tests compare the implementation's objects, put their own
+# objects in its vectors and subclass its classes (the boundary's handles, lent objects and subclasses)
+PVECTOR = "pyrsistent/_pvector.py"
+WITHIN_TAIL = "tests.vector_test.test_random_insert_within_tail"
+SHARED_TAIL = {PVECTOR: ("                new_tail = list(self._tail)\n                new_tail[i & BIT_MASK] = val",
+                         "                new_tail = self._tail  # no copy: the tail is ours\n"
+                         "                new_tail[i & BIT_MASK] = val")}
+
+
+@pytest.fixture(scope="module")
+def pyrsistent(tmp_path_factory) -> Path:
+    dest = tmp_path_factory.mktemp("projects") / "pyrsistent"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "WITNESS_GATE": f"{sys.executable} -m witness_gate"}
+    subprocess.run(["bash", str(ROOT / "examples/projects/make_repo.sh"), "pyrsistent", str(dest)], check=True,
+                   env=env, capture_output=True, text=True)
+    return dest
+
+
+def test_pyrsistent_s_tests_run_as_written_on_a_head_that_changes_nothing(pyrsistent):
+    # maps compared with maps and dicts, hashed, slices and item access, an oracle's class over the implementation's
+    # (`class Naturals(CheckedPVector)`, with `isinstance`): the suite as written, across the process boundary
+    branch(pyrsistent, "noop", {PVECTOR: ("def _node_for(", "def _node_for(  ")}, message="whitespace")
+    summary = gate(pyrsistent, "main", "noop", "tests.map_test.test_*equal*", "tests.map_test.test_*hash_when*",
+                   "tests.checked_vector_test.test_instantiate", "tests.checked_vector_test.test_append",
+                   "tests.list_test.test_inequality", "tests.vector_test.test_compare_equal_vectors")
+    labels = {row["assertion_id"]: row["label"] for row in summary["properties"]}
+    # (the vector tests take its C extension too, which is not built here: a case skipped as on the base)
+    assert len(labels) == 11 and set(labels.values()) == {"pass"}, labels
+
+
+def test_pyrsistent_s_real_regression_is_blocked_with_the_assertion(pyrsistent):
+    branch(pyrsistent, "shared-tail", SHARED_TAIL, message="set without copying the tail")
+    summary = gate(pyrsistent, "main", "shared-tail", WITHIN_TAIL)
+    [row] = summary["properties"]
+    assert (summary["verdict"], row["label"]) == ("regression", "regression"), row
+    # the C extension's case skipped beside it, here as on the base
+    assert row["reason"].startswith("raise:AssertionError@tests/vector_test.py:106|skipped:1/2:"), row
+    record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
+    assert record["observed"].startswith("assert 4 == 2"), record["observed"]  # the original vector changed
+
+
+def test_pyrsistent_s_equality_that_compares_only_lengths_is_a_regression(pyrsistent):
+    # "equal when the lengths are": the vector's own answer is a claim of equality its items contradict
+    faster = {PVECTOR: ("(hasattr(other, '__len__') and self._count == len(other)) and compare_pvector(self, other, "
+                        "operator.eq)", "(hasattr(other, '__len__') and self._count == len(other))")}
+    branch(pyrsistent, "length-equal", faster, message="compare lengths first")
+    summary = gate(pyrsistent, "main", "length-equal", "tests.vector_test.test_compare_different_vectors_same_size")
+    [row] = summary["properties"]
+    assert row["label"] == "regression" and row["reason"].startswith(
+        "raise:ImplementationDisagrees@tests/vector_test.py:389|"), row
+
+
+def test_pyrsistent_s_regression_with_its_test_weakened_is_a_mixed_edit(pyrsistent):
+    weakened = {**SHARED_TAIL, "tests/vector_test.py": ("    assert seq2[1] == 4\n    assert seq[1] == 2\n",
+                                                        "    assert seq2[1] == 4\n")}
+    branch(pyrsistent, "shared-tail-and-test", weakened, message="set without copying; test agrees")
+    summary = gate(pyrsistent, "main", "shared-tail-and-test")
+    assert (summary["verdict"], summary["exit_code"], summary["properties"]) == ("mixed_edit", 1, [])
+    assert "tests/vector_test.py" in summary["reason"]
+
+
+def test_pyrsistent_s_fix_with_a_regression_test_beside_it_is_judged_and_passes(pyrsistent):
+    branch(pyrsistent, "tail-bug", SHARED_TAIL, message="a base that has the bug")
+    regression_test = ("from pyrsistent import pvector\n\n\n"
+                       "def test_set_leaves_the_original_as_it_was():\n"
+                       "    original = pvector([1, 2, 3])\n"
+                       "    original.set(0, 9)\n"
+                       "    assert original == pvector([1, 2, 3])\n")
+    fix = {PVECTOR: SHARED_TAIL[PVECTOR][::-1], "tests/tail_test.py": (None, regression_test)}
+    branch(pyrsistent, "tail-fix", fix, start="tail-bug", message="copy the tail, with a test")
+    summary = gate(pyrsistent, "tail-bug", "tail-fix", WITHIN_TAIL)
+    [row] = summary["properties"]
+    assert (summary["verdict"], row["label"]) == ("pass", "pass"), row
+    record = json.loads(next((Path(summary["records"])).glob("*.attempt.json")).read_text())
+    assert any("tests/tail_test.py" in note for note in record["notes"]), record["notes"]
+
+
+def test_pyrsistent_s_readme_only_head_is_skipped(pyrsistent):
+    branch(pyrsistent, "docs", {"README.rst": ("Pyrsistent", "Pyrsistent (persistent data structures)")},
+           message="docs")
+    summary = gate(pyrsistent, "main", "docs")
+    assert (summary["verdict"], summary["exit_code"], summary["properties"]) == ("skipped", 0, [])

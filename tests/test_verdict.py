@@ -254,3 +254,22 @@ def test_a_pass_after_a_failure_on_the_same_patch_is_not_reproduced():
     remembered = decide_property(BINDING, evidence, split, POLICY, expires_in_hours=24, now=NOW,
                                  failed_before="run abc")
     assert (plain.label, remembered.label) == ("pass", "not_reproduced")
+
+
+SKIPS = "skipped:1/2:0123456789ab"
+
+
+@pytest.mark.parametrize("base_reasons, alike", [
+    ([SKIPS] * 3, True),  # the base skips the same case and passes the other, as the head does
+    (["raise:AssertionError@tests/t.py:3|" + SKIPS] * 3, True),  # the base skips it too and fails the other: a fix
+    ([None] * 3, False),  # the base ran every case and passed them: the head's skip hides one (found by a reviewer)
+    (["raise:AssertionError@tests/t.py:3"] * 3, False),  # the base ran the case the head skips, and failed it
+    (["skipped:1/2:ba9876543210"] * 3, False),  # the base skips another case
+    ([SKIPS, SKIPS, None], False)])
+def test_a_head_that_only_skipped_passes_where_the_base_skips_the_same_cases(base_reasons, alike):
+    from witness_gate.verdict import skipped_alike
+
+    rows = [Evaluation("pass" if reason is None else "fail", reason) for reason in base_reasons]
+    assert skipped_alike(SKIPS, rows) is alike
+    assert skipped_alike("raise:AssertionError@tests/t.py:3|" + SKIPS, rows) is False  # the head failed a case
+    assert skipped_alike("skipped:2/2:0123456789ab", [Evaluation("fail", "skipped:2/2:0123456789ab")] * 3) is False

@@ -45,7 +45,7 @@ def gated(paths: tuple[str, ...], relpath: str) -> bool:
 
 def nodes_of(source: bytes, relpath: str) -> list[tuple[str, int, str, str]]:
     """(node, line, source with decorators, docstring) of each test in a module: `test*` functions, `test*` methods of
-    `Test*` classes (and of TestCase subclasses), and `Test* = Machine.TestCase`, whose one test is `runTest`."""
+    `Test*` classes (and of TestCase subclasses), and `Name = Machine.TestCase`, whose one test is `runTest`."""
     tree = ast.parse(source, filename=relpath)
     text = source.decode("utf-8", errors="replace")
     found = []
@@ -58,8 +58,8 @@ def nodes_of(source: bytes, relpath: str) -> list[tuple[str, int, str, str]]:
                     found.append((f"{node.name}::{item.name}", item.lineno, _source(item, text),
                                   ast.get_docstring(item) or ""))
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and node.targets[0].id.startswith("Test") and isinstance(node.value, ast.Attribute) \
-                and node.value.attr == "TestCase":
+                and isinstance(node.value, ast.Attribute) and node.value.attr == "TestCase":
+            # pytest collects a TestCase whatever its name (pyrsistent's `PVectorBuilderTests = ....TestCase`)
             found.append((f"{node.targets[0].id}::runTest", node.lineno, _source(node, text), ""))
     return found
 

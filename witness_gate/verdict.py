@@ -115,12 +115,29 @@ def decide_property(
     return _blame(_combine(verdict, t, evidence, failures, every_replay_failed, match, failed_before), evidence)
 
 
+def skipped_alike(target: str | None, base_rows) -> bool:
+    """Whether a head's only failure is cases it skipped (`skipped:<k>/<n>:<digest>`, judge/tests.py) that every base
+    replay skipped too, whether or not the base also failed another case (`<reason>|skipped:...`): then the head ran
+    every case the base ran and passed them all. A case the head skips and the base ran is no pass, and a test with
+    no case run has nothing to pass on."""
+    if not (target or "").startswith("skipped:") or not base_rows:
+        return False
+    skipped, _, cases = target.split(":")[1].partition("/")
+    if not (skipped.isdigit() and cases.isdigit() and int(skipped) < int(cases)):
+        return False  # nothing ran: no evidence to pass on (pre_existing, when the base skips it too)
+    return all(row.outcome == "fail" and row.reason is not None and
+               (row.reason == target or row.reason.endswith("|" + target)) for row in base_rows)
+
+
 def _blame(verdict: Verdict, evidence: Evidence) -> Verdict:
     """Blame only the patch: a witness that fails the same way on every base replay was failing before the
     patch (`pre_existing`); a base that disagrees with itself can neither clear nor convict it (a hold)."""
     base = evidence.base
     flaky = verdict.label == "flake" or verdict.hold_reasons == ["expiry_empty"]  # a flake with no expiry yet
     if base is None or not (verdict.label == "regression" or flaky):
+        return verdict
+    if verdict.label == "regression" and skipped_alike(evidence.target_reason, base.replays):
+        verdict.label = "pass"  # every case it ran passed, and it skipped only what the base skips
         return verdict
     story = base.story(evidence.target_reason)
     if story == "fails":

@@ -44,7 +44,7 @@ class Cart:
     def count(self):
         return sum(qty for _, qty in self.lines)
 
-    def __eq__(self, other):  # equal carts hold equal lines: a claim with no contents here to check it by
+    def __eq__(self, other):  # equal carts hold equal lines: no contents here to decide it by
         return isinstance(other, Cart) and self.lines == other.lines
     __hash__ = object.__hash__
 
@@ -156,6 +156,39 @@ class SameLength(Row):  # a regression in equality itself: only the lengths are 
         return len(self) == len(other)
 
 
+class Mirror(Row):  # takes on whatever it is compared with, and then holds it (found by the author, attacking)
+    def __eq__(self, other):
+        self._items = list(other)
+        return True
+
+
+class HasAll(Row):  # `needle in result` forged
+    def __contains__(self, item):
+        return True
+
+
+class NeverEqual(Row):  # found by a reviewer: a forged "unequal" passed `assert v.set(0, 9) != v`
+    def set(self, i, value):
+        return type(self)(self._items)  # the regression: the change is dropped
+    def __eq__(self, other):
+        return False
+    def __ne__(self, other):
+        return True
+
+
+_seen = []
+
+
+class Peek(Row):  # found by a reviewer: what a handle was compared with reached the implementation
+    def __eq__(self, other):
+        _seen.append(other)
+        return False
+
+
+def leaked():
+    return _seen[-1] if _seen else None
+
+
 class AlwaysTrue(Row):
     def __bool__(self):
         return True
@@ -201,7 +234,7 @@ def poke(token):  # an oracle's object asked for more than a container asks of a
 PROPS = '''
 from shop import (Cart, Colour, OutOfStock, apply, compose, drop_negative, exact, first_two, hide_then_total, hiding_lines,
                   lying_total, parts,
-                  distinct, poke, put_back, row, sort_in_place, squares, Base, Typed)
+                  distinct, leaked, poke, put_back, row, sort_in_place, squares, Base, Typed)
 
 
 class Doubled(Base):
@@ -284,7 +317,6 @@ def prop_exact_values(fixture):
 
 
 def prop_compare_objects(fixture):
-    assert Cart().add("a", 1) != Cart()  # unequal: the implementation's word, which forges nothing
     return Cart() == Cart()
 
 
@@ -322,8 +354,27 @@ def prop_always_equal(fixture):
     return row([3, 1], "AlwaysEqual") == [1, 3]
 
 
-def prop_equal_by_length(fixture):
-    return row([1, 2], "SameLength") != [1, 3]
+def prop_mirror(fixture):
+    return row([3, 1], "Mirror") == [1, 3]
+
+
+def prop_has_all(fixture):
+    assert 3 in row([3], "HasAll") and 4 not in row([3])  # a claim its items support, and one of absence
+    return 7 in row([1], "HasAll")
+
+
+def prop_equal_by_length(fixture):  # two of its own objects: its answer is asked, and must agree
+    return row([1, 2], "SameLength") != row([1, 3], "SameLength")
+
+
+def prop_forged_unequal(fixture):
+    v = row([1, 2], "NeverEqual")
+    return v.set(0, 9) != v
+
+
+def prop_expected_never_shown(fixture):
+    assert row([0], "Peek") != fixture["expected"]
+    return "leaked" if leaked() is not None else True
 
 
 def prop_always_true(fixture):
@@ -391,12 +442,23 @@ def test_comparing_an_implementation_object_that_holds_nothing_fails_with_the_do
     assert "stays in the implementation's process" in row.detail
 
 
-@pytest.mark.parametrize("name", ["prop_always_equal", "prop_equal_by_length", "prop_always_true"])
-def test_an_object_whose_comparison_or_truth_its_contents_contradict_fails(checkout, name):
-    # an object equal to anything forges `assert result == expected`; one whose equality is itself the regression
-    # must not pass either: the implementation's answer stands only when its contents agree
+@pytest.mark.parametrize("name, reason", [
+    ("prop_always_equal", "false"),  # an object equal to anything forges `assert result == expected`
+    ("prop_mirror", "false"),  # one that takes on what it is compared with (contents are taken first, here)
+    ("prop_has_all", "false"),  # `needle in result`
+    ("prop_equal_by_length", "raise:ImplementationDisagrees@"),  # a regression in equality itself is not hidden
+    ("prop_forged_unequal", "raise:ImplementationDisagrees@"),
+    ("prop_always_true", "raise:ImplementationDisagrees@")])
+def test_an_object_whose_comparison_or_truth_is_forged_fails(checkout, name, reason):
+    # equality, order and `in` are decided from the object's contents, asked before it is shown anything of the
+    # oracle's; two of its own objects are compared there too, and its answer must agree with their contents
     row = evaluate(checkout, name)
-    assert row.outcome == "fail" and row.reason.startswith("raise:ImplementationDisagrees@tests/properties/"), row
+    assert row.outcome == "fail" and row.reason.startswith(reason), row
+
+
+def test_what_a_handle_is_compared_with_never_reaches_the_implementation(checkout):
+    row = evaluate(checkout, "prop_expected_never_shown", {"expected": ["secret", 42]})
+    assert (row.outcome, row.reason) == ("pass", None), row
 
 
 @pytest.mark.parametrize("name", ["prop_lying_int", "prop_lying_list"])

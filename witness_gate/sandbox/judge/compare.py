@@ -1,11 +1,14 @@
-"""Equality and order of the implementation's objects, which stay in the subject: the implementation answers, and its
-answer stands only when its contents agree.
+"""Equality, order, hash and `in` of the implementation's objects, which stay in the subject: decided in the judge from
+what the object holds.
 
 An object whose `==` is always true (the commonest way to forge a passing `assert result == expected`) would answer
-any comparison it is asked. So a comparison is asked twice: of the object (its own `__eq__`, `__lt__`, ...) and of its
-contents, which it reports as a sequence, a set or a mapping of items (what `collections.abc` says it is), compared
-here as lists, sets and dicts are. When the two disagree the comparison raises ImplementationDisagrees, a failure of
-the test. An object that is none of the three has no contents to check its answer by, and no equality or order here.
+any comparison it is asked, and one told what it is compared with could take that value on. So the object is asked
+only for its contents — a sequence, a set or a mapping of items, as `collections.abc` says it is — before anything
+of the oracle's is sent, and they are compared here as lists, sets and dicts are; the expected value never reaches
+the implementation. Two of the implementation's own objects are also compared there (that shows it nothing new), and
+its answer must agree with their contents, so a regression in `__eq__` itself is not hidden; when they disagree the
+comparison raises ImplementationDisagrees, a failure of the test. An object that is none of the three has no
+equality, order, hash or `in` here.
 """
 
 from __future__ import annotations
@@ -70,7 +73,8 @@ def _same(kind: str, mine: list, theirs: list) -> bool:
 
 
 def checked(op: str, said, mine, theirs, show) -> bool:
-    """The implementation's answer `said` to `op`, once its contents agree; `show()` names the two sides."""
+    """The implementation's answer `said` to `op` between two of its objects, once their contents agree; `show()`
+    names the two sides."""
     if type(said) is not bool:
         raise ImplementationDisagrees(f"the implementation's {SYMBOLS[op]} gave no truth value")
     expected = by_contents(op, mine, theirs)

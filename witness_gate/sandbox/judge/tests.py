@@ -4,10 +4,11 @@ has no other), and every module of the implementation the test imports is a prox
 
 The outcome comes from pytest's own reports of this one test, never from what the test prints: a failure in setup, call
 or teardown is a failure whose reason names where it was raised and whose detail is pytest's message (assertion
-rewriting included, `assert 'ßß' == 'ssß'`); a test that passes is a pass; an expected failure (xfail) is a pass; the
-cases pytest skips are left out (the oracle's own skip conditions decide), and a test whose every case was skipped fails
-with the reason `skipped`, so that the base decides: skipped there too, it is `pre_existing`; a collection error is the implementation's failure when the implementation
-raised it, else the oracle's problem (no verdict).
+rewriting included, `assert 'ßß' == 'ssß'`); a test that passes is a pass; an expected failure (xfail) is a pass; a
+test with a case pytest skipped fails with the reason `skipped:<k>/<n>:<digest of the skipped cases>`, so that the
+base decides (a head can make the cases it broke skip: found by a reviewer): the same cases skipped there too, it is
+`pre_existing`; a collection error is the implementation's failure when the implementation raised it, else the
+oracle's problem (no verdict).
 """
 
 from __future__ import annotations
@@ -162,21 +163,49 @@ def judged(reports: Reports, code: int, nodeid: str, named, blame, usable) -> tu
                                                                          reports.functions.get(report.nodeid))
         if found is not None:
             more["witness"] = found
-        return "fail", reason, detail, more
+        return "fail", _with_skips(reason, reports, usable), detail, more
     if reports.interrupted is not None:
         return "fail", blame(reports.interrupted, root, None, usable), "the run was stopped by KeyboardInterrupt", {}
     if not reports.items:
         if named is not None and code in (0, 5):  # no test there that is not a property of its own
             return "pass", None, "", {}
         return "transport", "collect", f"pytest found no test {nodeid} (exit {code})", {}
-    ran = [reports.outcomes.get(item) for item in reports.items if reports.outcomes.get(item) != "skipped"]
-    if reports.skipped and not ran:  # no evidence of its own: the base decides (skipped there too, pre_existing)
-        return "fail", usable("skipped"), (f"{nodeid} was skipped ({reports.skipped[:300]}): a skipped test is no "
-                                           "evidence; make it run here, or leave it out of properties.pytest"), {}
+    ran = [reports.outcomes.get(item) for item in reports.items]
+    skips = _skips(reports)
+    if skips and code in (0, 5) and all(outcome in ("passed", "xfailed", "skipped") for outcome in ran):
+        # a skip is no evidence, and the implementation may have caused it (an import it broke, under importorskip:
+        # found by a reviewer): the skipped cases name the failure, so the base decides; where it skips the very same
+        # cases the head passed all it ran (verdict.py::_blame)
+        return "fail", usable(skips), (f"{skips}: cases of {nodeid} were skipped ({reports.skipped[:300]}) and the "
+                                       "others passed; a skip is no evidence: where the base skips the same cases, "
+                                       "this is a pass")[:MAX_DETAIL], {}
     if code == 0 and all(outcome in ("passed", "xfailed") for outcome in ran):
         return "pass", None, "", {}
     return "transport", "pytest", (f"pytest ended with exit {code}, {ran.count(None)} of {len(ran)} tests of {nodeid} "
                                    "without a result"), {}
+
+
+SKIPPED = "skipped:"
+
+
+def _skips(reports: Reports) -> str:
+    """`skipped:<k>/<n>:<digest of the skipped cases>`, or '' when pytest skipped none."""
+    import hashlib
+
+    skipped = sorted(item for item in reports.items if reports.outcomes.get(item) == "skipped")
+    if not skipped:
+        return ""
+    digest = hashlib.sha256("\n".join(skipped).encode("utf-8")).hexdigest()[:12]
+    return f"{SKIPPED}{len(skipped)}/{len(reports.items)}:{digest}"
+
+
+def _with_skips(reason: str, reports: Reports, usable) -> str:
+    """A failure's reason, followed by the cases skipped beside it: the base's failure names its skips too, so a
+    head that skips no more than the base did can be told from one that skips what the base ran."""
+    skips = _skips(reports)
+    if not skips or not reason:
+        return reason
+    return usable(f"{reason[:150]}|{skips}")
 
 
 def _replayed(reports: Reports, code: int) -> int:

@@ -331,8 +331,6 @@ class Server:
             target[self.decode(message.get("key"))] = self.decode(message.get("v")); return None, None
         if op == "delitem":
             del target[self.decode(message.get("key"))]; return None, None
-        if op == "contains":
-            return self.decode(message.get("v")) in target, None
         if op == "compare":
             return bool(_COMPARE[str(message.get("name"))](target, self.decode(message.get("v")))), None
         if op == "arith":  # `v + w`, `2 * v`: as the implementation's own operators give it
@@ -350,8 +348,6 @@ class Server:
             return _UNARY[str(message.get("name"))](target), None
         if op == "contents":
             return _contents(target), None
-        if op == "hash":
-            return hash(target), None
         if op == "bool":
             return bool(target), None
         if op == "repr":
