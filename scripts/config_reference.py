@@ -87,8 +87,10 @@ properties:
   under the witness and on the check run. Hypothesis runs with its CI settings (no deadline, the blob
   printed) unless the oracle's `conftest.py` loads a profile of its own. A skipped case is no evidence, and a
   head can make a case skip (an import it broke, under `importorskip`): a test with a skipped case fails with the
-  reason `skipped:<k>/<n>:<digest of the skipped cases>`, so the base decides: the same cases skipped there too it is
-  `pre_existing` (it never blocks), run there it is the patch's doing. An expected failure (`xfail`) passes.
+  reason `skipped:<k>/<n>:<digest of the skipped cases>`, so the base decides: where the base skips the very same
+  cases and the head passed all it ran, it is `pass` (a test with no case run: `pre_existing`); a case the head skips
+  and the base ran is the patch's doing. A failing test of several cases names which failed (`|failed:<k>/<n>:...`
+  after the reason). An expected failure (`xfail`) passes.
 - A failing `@given` test's witness is Hypothesis's own shrunk example: the choice sequence that replays it,
   with its Hypothesis version and the one test case it failed in (`{{"hypothesis", "choices", "case"}}`; a
   parametrized case is named whole). Each replay runs that one example once, in a subject of its own, as

@@ -481,3 +481,30 @@ def test_a_test_the_judge_cannot_collect_holds_and_says_why(git_repo, tmp_path):
     [named, others] = gate(git_repo, tmp_path / "out").results
     assert (named.verdict.label, named.verdict.hold_reasons) == ("hold", ["transport:collect"]), named.verdict
     assert any("No module named 'pytest_mock_missing'" in note for note in named.notes), named.notes
+
+
+CASES = '''import pytest
+from calc import double
+
+
+@pytest.mark.parametrize("x", [1, 2, 3])
+def test_double(x):
+    assert double(x) == x + x
+'''
+
+
+def test_a_case_failing_on_the_base_hides_no_new_failing_case_of_the_same_test(tmp_path):
+    # found by a reviewer: the reason named the line only, so a head failing every case of a test whose base fails one
+    # was pre_existing; the reason now names which of several cases failed
+    def reason_with(code):
+        root = tmp_path / str(len(list(tmp_path.iterdir())))
+        (root / "src").mkdir(parents=True)
+        (root / "tests").mkdir()
+        (root / "src" / "calc.py").write_text(code)
+        (root / "tests" / "test_calc.py").write_text(CASES)
+        return run(stage_directory(root), "test_double").reason
+
+    base = reason_with("def double(x):\n    return 2 * x if x != 1 else 3\n")
+    head = reason_with("def double(x):\n    return 0\n")
+    assert base.startswith("raise:AssertionError@tests/test_calc.py:7|failed:1/3:"), base
+    assert head.startswith("raise:AssertionError@tests/test_calc.py:7|failed:3/3:"), head

@@ -168,8 +168,9 @@ def test_pyrsistent_s_real_regression_is_blocked_with_the_assertion(pyrsistent):
     summary = gate(pyrsistent, "main", "shared-tail", WITHIN_TAIL)
     [row] = summary["properties"]
     assert (summary["verdict"], row["label"]) == ("regression", "regression"), row
-    # the C extension's case skipped beside it, here as on the base
-    assert row["reason"].startswith("raise:AssertionError@tests/vector_test.py:106|skipped:1/2:"), row
+    # which of its two cases failed, and the C extension's case skipped beside it, here as on the base
+    assert row["reason"].startswith("raise:AssertionError@tests/vector_test.py:106|failed:1/2:"), row
+    assert "|skipped:1/2:" in row["reason"], row
     record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
     assert record["observed"].startswith("assert 4 == 2"), record["observed"]  # the original vector changed
 
@@ -183,6 +184,17 @@ def test_pyrsistent_s_equality_that_compares_only_lengths_is_a_regression(pyrsis
     [row] = summary["properties"]
     assert row["label"] == "regression" and row["reason"].startswith(
         "raise:ImplementationDisagrees@tests/vector_test.py:389|"), row
+
+
+def test_pyrsistent_s_membership_that_finds_nothing_is_a_regression(pyrsistent):
+    # found by a reviewer: `in` decided from the set's contents alone never asked the set, and this head was `pass`
+    nothing = {"pyrsistent/_pset.py": ("    def __contains__(self, element):\n        return element in self._map",
+                                       "    def __contains__(self, element):\n        return False")}
+    branch(pyrsistent, "finds-nothing", nothing, message="membership")
+    summary = gate(pyrsistent, "main", "finds-nothing", "tests.set_test.test_contains")
+    [row] = summary["properties"]
+    assert row["label"] == "regression" and row["reason"].startswith(
+        "raise:ImplementationDisagrees@tests/set_test.py:62"), row
 
 
 def test_pyrsistent_s_regression_with_its_test_weakened_is_a_mixed_edit(pyrsistent):

@@ -1,14 +1,14 @@
-"""Equality, order, hash and `in` of the implementation's objects, which stay in the subject: decided in the judge from
-what the object holds.
+"""Equality, order and `in` of the implementation's objects, which stay in the subject: the implementation answers,
+and its answer stands only when what the object holds agrees.
 
 An object whose `==` is always true (the commonest way to forge a passing `assert result == expected`) would answer
-any comparison it is asked, and one told what it is compared with could take that value on. So the object is asked
-only for its contents — a sequence, a set or a mapping of items, as `collections.abc` says it is — before anything
-of the oracle's is sent, and they are compared here as lists, sets and dicts are; the expected value never reaches
-the implementation. Two of the implementation's own objects are also compared there (that shows it nothing new), and
-its answer must agree with their contents, so a regression in `__eq__` itself is not hidden; when they disagree the
-comparison raises ImplementationDisagrees, a failure of the test. An object that is none of the three has no
-equality, order, hash or `in` here.
+any comparison it is asked. So a comparison is asked twice: of the object, and of its contents — a sequence, a set or
+a mapping of items, as `collections.abc` says it is — compared here as lists, sets and dicts are. The contents are
+taken before the object is shown the other side (an object told what it is compared with could take that value on:
+found by a reviewer), and the implementation's own answer is asked too, so a regression in `__eq__`, `__lt__` or
+`__contains__` itself is not hidden (found by a second reviewer). When the two disagree the comparison raises
+ImplementationDisagrees, a failure of the test. An object that is none of the three has no equality, order or `in`
+here (NoContents), and neither has an order the contents cannot decide (between mappings, or kinds).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class ImplementationDisagrees(Exception):
     """The implementation's object answered a comparison its own contents contradict."""
 
 
-class NoContents(TypeError):
+class NoContents(Exception):  # no TypeError: `pytest.raises(TypeError)` must not pass on what was never answered
     """An object of the implementation that is no sequence, set or mapping: nothing here can check its answer."""
 
 
@@ -73,8 +73,7 @@ def _same(kind: str, mine: list, theirs: list) -> bool:
 
 
 def checked(op: str, said, mine, theirs, show) -> bool:
-    """The implementation's answer `said` to `op` between two of its objects, once their contents agree; `show()`
-    names the two sides."""
+    """The implementation's answer `said` to `op`, once the contents agree; `show()` names the two sides."""
     if type(said) is not bool:
         raise ImplementationDisagrees(f"the implementation's {SYMBOLS[op]} gave no truth value")
     expected = by_contents(op, mine, theirs)

@@ -8,8 +8,8 @@ from witness_gate.sandbox.wire.forms import MAX_TEXT
 
 class Handle:
     """An object of the implementation, which stays in the subject: attribute reads, calls, iteration, item access,
-    operators and truth are forwarded; equality, order, hash and `in` are decided here from its contents
-    (judge/compare.py), and an object with no contents (no sequence, set or mapping) has none of them here."""
+    operators, hash and truth are forwarded; its equality, order and `in` are its own answers, which stand only when
+    its contents agree (judge/compare.py), and an object with no contents (no sequence, set or mapping) has none."""
 
     __slots__ = ("_w_peer", "_w_number", "_w_type", "__weakref__")
 
@@ -49,8 +49,16 @@ class Handle:
         self._w_peer.ask("delitem", self._w_number, key=key)
 
     def __contains__(self, value):
-        kind, items = self._w_contents("in")  # decided here: the needle is never shown to the implementation
-        return any(value is item or value == item for item in ([k for k, _ in items] if kind == "map" else items))
+        mine = self._w_peer.contents(self)  # before it is shown the needle
+        said = self._w_peer.ask("contains", self._w_number, v=value)  # its own answer: raising is one
+        if mine is None:
+            raise NoContents(self._w_without("`in`"))
+        kind, items = mine
+        found = any(value is item or value == item for item in ([k for k, _ in items] if kind == "map" else items))
+        if said is not found:
+            raise ImplementationDisagrees(f"{self._w_name()}: its `in` says {said}, its contents say {found}; an "
+                                          "object's membership must agree with what it holds")
+        return said
 
     def __enter__(self):
         return self.__getattr__("__enter__")()
@@ -67,10 +75,11 @@ class Handle:
     def __str__(self):
         return str(self._w_peer.ask("str", self._w_number))[:MAX_TEXT]
 
-    def __hash__(self):
-        kind, items = self._w_contents("hash")  # as its contents hash: the same as the tuple or frozenset it equals
-        return hash(tuple(items) if kind == "seq" else frozenset(items) if kind == "set" else
-                    frozenset(tuple(pair) for pair in items))
+    def __hash__(self):  # its own answer: a hash shows it nothing of the oracle's
+        said = self._w_peer.ask("hash", self._w_number)
+        if type(said) is not int:
+            raise TypeError(f"the hash of {self._w_name()} is no int")
+        return said
 
     def __bool__(self):
         said = self._w_peer.ask("bool", self._w_number)
@@ -82,31 +91,28 @@ class Handle:
                                           "items; an object's truth must agree with what it holds")
         return said
 
-    def _w_contents(self, what: str):
-        mine = self._w_peer.contents(self)
-        if mine is None:
-            raise NoContents(f"{self._w_name()} stays in the implementation's process and is no sequence, set or "
-                             f"mapping: it has no {what} in the judge, where only its contents could decide it; "
-                             "compare the data it gives (its attributes, what its methods return) instead")
-        return mine
+    def _w_without(self, what: str) -> str:
+        return (f"{self._w_name()} stays in the implementation's process and is no sequence, set or mapping: its "
+                f"{what} has no contents here to be checked by; compare the data it gives (its attributes, what its "
+                "methods return) instead")
 
     def _w_compare(self, other, op: str) -> bool:
-        """Decided here from contents taken before anything of the oracle's is sent (an object told what it is compared
-        with could take it on: found by a reviewer). Two of the implementation's own objects are compared there too,
-        which shows nothing new, and its answer must agree: a regression in `==` itself is not hidden."""
-        if other is self and op in ("eq", "ne"):
-            return op == "eq"
+        """The implementation's own answer, which stands only when it agrees with the contents of both sides; its
+        contents are taken before it is shown the other side (an object told what it is compared with could take it
+        on: found by a reviewer). Raising is an answer too (`pytest.raises(TypeError)` around an order)."""
         peer = self._w_peer
-        mine = self._w_contents(SYMBOLS[op])
+        mine = peer.contents(self)
         theirs = form(other, peer.contents)
-        expected = by_contents(op, mine, theirs)
-        if expected is None:
-            raise TypeError(f"{self._w_name()} {SYMBOLS[op]} {type(other).__name__}: no order between these by their "
-                            "contents")
-        if not isinstance(other, Handle):
-            return expected
         said = peer.ask("compare", self._w_number, name=op, v=other)
-        return checked(op, said, mine, theirs, lambda: f"{self._w_name()} {SYMBOLS[op]} {other._w_name()}")
+        show = lambda: f"{self._w_name()} {SYMBOLS[op]} {type(other).__name__}"  # noqa: E731
+        if mine is None and other is self and op in ("eq", "ne"):
+            return checked(op, said, ("seq", []), ("seq", []), show)  # itself: equal, whatever it holds
+        if mine is None:
+            raise NoContents(self._w_without(SYMBOLS[op]))
+        if by_contents(op, mine, theirs) is None:
+            raise NoContents(f"{show()}: no {SYMBOLS[op]} between these by their contents, which could check the "
+                             f"implementation's answer ({said})")
+        return checked(op, said, mine, theirs, show)
 
     def __mro_entries__(self, bases):  # `class Mine(TheirClass):` is made in the subject (judge/subclass.py)
         from witness_gate.sandbox.judge.subclass import Placeholder

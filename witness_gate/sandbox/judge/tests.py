@@ -163,7 +163,9 @@ def judged(reports: Reports, code: int, nodeid: str, named, blame, usable) -> tu
                                                                          reports.functions.get(report.nodeid))
         if found is not None:
             more["witness"] = found
-        return "fail", _with_skips(reason, reports, usable), detail, more
+        if replay is None and found is None:  # a Hypothesis example names its one case itself
+            reason = _with_cases(reason, reports, usable)
+        return "fail", reason, detail, more
     if reports.interrupted is not None:
         return "fail", blame(reports.interrupted, root, None, usable), "the run was stopped by KeyboardInterrupt", {}
     if not reports.items:
@@ -190,22 +192,27 @@ SKIPPED = "skipped:"
 
 def _skips(reports: Reports) -> str:
     """`skipped:<k>/<n>:<digest of the skipped cases>`, or '' when pytest skipped none."""
+    skipped = [item for item in reports.items if reports.outcomes.get(item) == "skipped"]
+    return _cases("skipped", skipped, len(reports.items))
+
+
+def _cases(what: str, nodeids, total: int) -> str:
     import hashlib
 
-    skipped = sorted(item for item in reports.items if reports.outcomes.get(item) == "skipped")
-    if not skipped:
+    if not nodeids:
         return ""
-    digest = hashlib.sha256("\n".join(skipped).encode("utf-8")).hexdigest()[:12]
-    return f"{SKIPPED}{len(skipped)}/{len(reports.items)}:{digest}"
+    digest = hashlib.sha256("\n".join(sorted(set(nodeids))).encode("utf-8")).hexdigest()[:12]
+    return f"{what}:{len(set(nodeids))}/{total}:{digest}"
 
 
-def _with_skips(reason: str, reports: Reports, usable) -> str:
-    """A failure's reason, followed by the cases skipped beside it: the base's failure names its skips too, so a
-    head that skips no more than the base did can be told from one that skips what the base ran."""
-    skips = _skips(reports)
-    if not skips or not reason:
-        return reason
-    return usable(f"{reason[:150]}|{skips}")
+def _with_cases(reason: str, reports: Reports, usable) -> str:
+    """A failure's reason, followed by which of several cases failed and which were skipped: a base failing one case
+    would otherwise make a head failing more of them `pre_existing` (found by a reviewer), and a head that skips no
+    more than the base did must be told from one that skips what the base ran."""
+    failed = _cases("failed", [r.nodeid for r, _ in reports.failed if getattr(r, "when", None) != "collect"],
+                    len(reports.items)) if len(reports.items) > 1 else ""
+    suffix = "".join(f"|{part}" for part in (failed, _skips(reports)) if part)
+    return usable(f"{reason[:140]}{suffix}") if suffix and reason else reason
 
 
 def _replayed(reports: Reports, code: int) -> int:

@@ -350,6 +350,10 @@ class Server:
             return _contents(target), None
         if op == "bool":
             return bool(target), None
+        if op == "hash":
+            return hash(target), None
+        if op == "contains":
+            return self.decode(message.get("v")) in target, None
         if op == "repr":
             return repr(target)[:MAX_TEXT], None
         return str(target)[:MAX_TEXT], None

@@ -13,8 +13,8 @@ OP is one of OPS; "h" names the subject object a request is about.
 from __future__ import annotations
 
 OPS = frozenset({"import", "getattr", "setattr", "delattr", "call", "iter", "next", "len", "getitem", "setitem",
-                 "delitem", "repr", "str", "compare", "bool", "contents", "arith", "unary", "subclass", "isinstance",
-                 "issubclass"})
+                 "delitem", "contains", "repr", "str", "compare", "hash", "bool", "contents", "arith", "unary",
+                 "subclass", "isinstance", "issubclass"})
 MAX_NAME = 200
 MAX_TEXT = 2000  # a repr, a message: for people
 _PATH_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-")
