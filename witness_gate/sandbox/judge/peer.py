@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import builtins
 import itertools
-import operator
 import sys
 
 from witness_gate.sandbox.judge.classes import Classes
-from witness_gate.sandbox.judge.compare import KINDS
+from witness_gate.sandbox.judge.compare import KINDS, OPS
 from witness_gate.sandbox.judge.handles import Handle
 from witness_gate.sandbox.judge.inplace import InPlace
 from witness_gate.sandbox.wire.forms import MAX_TEXT, is_name
@@ -302,11 +301,11 @@ class Lent:
         self.value = value
 
     def __call__(self, question, *args):
-        if question not in ASKED or len(args) != (1 if question in _OPERATORS else 0):
+        if question not in ASKED or len(args) != (1 if question in OPS else 0):
             raise TypeError(f"an object of the oracle's (a {type(self.value).__name__}) is held by reference: the "
                             "implementation may compare, hash, print or test it, and no more")
-        if question in _OPERATORS:
-            return bool(_OPERATORS[question](self.value, args[0]))
+        if question in OPS:
+            return bool(OPS[question](self.value, args[0]))
         if question == "hash":
             return hash(self.value)
         if question == "bool":
@@ -314,9 +313,7 @@ class Lent:
         return (repr if question == "repr" else str)(self.value)[:MAX_TEXT]
 
 
-_OPERATORS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
-              "ge": operator.ge}
-ASKED = frozenset(_OPERATORS) | {"hash", "bool", "repr", "str"}
+ASKED = frozenset(OPS) | {"hash", "bool", "repr", "str"}
 MAX_DRAINED = 100_000
 MAX_LENT = 100_000
 

@@ -187,9 +187,6 @@ def judged(reports: Reports, code: int, nodeid: str, named, blame, usable) -> tu
                                    "without a result"), {}
 
 
-SKIPPED = "skipped:"
-
-
 def _skips(reports: Reports) -> str:
     """`skipped:<k>/<n>:<digest of the skipped cases>`, or '' when pytest skipped none."""
     skipped = [item for item in reports.items if reports.outcomes.get(item) == "skipped"]

@@ -89,8 +89,7 @@ def _iterator(body, inner):
     return iter([inner(item) for item in body])
 
 
-_COMPARE = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
-            "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
+_COMPARE = {name: getattr(operator, name) for name in ("eq", "ne", "lt", "le", "gt", "ge")}
 
 
 _ARITH = {name: getattr(operator, name if name not in ("and", "or") else name + "_")
