@@ -483,6 +483,16 @@ def test_a_test_the_judge_cannot_collect_holds_and_says_why(git_repo, tmp_path):
     assert any("No module named 'pytest_mock_missing'" in note for note in named.notes), named.notes
 
 
+def reason_of(tmp_path, code, test):
+    """The reason of test_double with `code` as src/calc.py and `test` as tests/test_calc.py, in a folder of its own."""
+    root = tmp_path / str(len(list(tmp_path.iterdir())))
+    (root / "src").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "src" / "calc.py").write_text(code)
+    (root / "tests" / "test_calc.py").write_text(test)
+    return run(stage_directory(root), "test_double").reason
+
+
 CASES = '''import pytest
 from calc import double
 
@@ -496,15 +506,49 @@ def test_double(x):
 def test_a_case_failing_on_the_base_hides_no_new_failing_case_of_the_same_test(tmp_path):
     # found by a reviewer: the reason named the line only, so a head failing every case of a test whose base fails one
     # was pre_existing; the reason now names which of several cases failed
-    def reason_with(code):
-        root = tmp_path / str(len(list(tmp_path.iterdir())))
-        (root / "src").mkdir(parents=True)
-        (root / "tests").mkdir()
-        (root / "src" / "calc.py").write_text(code)
-        (root / "tests" / "test_calc.py").write_text(CASES)
-        return run(stage_directory(root), "test_double").reason
-
-    base = reason_with("def double(x):\n    return 2 * x if x != 1 else 3\n")
-    head = reason_with("def double(x):\n    return 0\n")
+    base = reason_of(tmp_path, "def double(x):\n    return 2 * x if x != 1 else 3\n", CASES)
+    head = reason_of(tmp_path, "def double(x):\n    return 0\n", CASES)
     assert base.startswith("raise:AssertionError@tests/test_calc.py:7|failed:1/3:"), base
     assert head.startswith("raise:AssertionError@tests/test_calc.py:7|failed:3/3:"), head
+
+
+BUILT = '''import pytest
+import calc
+
+
+@pytest.mark.parametrize("double", [calc.python_double, calc.compiled_double])
+def test_double(double):
+    if getattr(double, "unavailable", False):  # as a library's tests skip the extension that was not built
+        pytest.skip("not built")
+    assert double(2) == 4
+'''
+BUILT_BASE = '''def python_double(x):
+    return x + x
+
+
+def compiled_double(x):
+    return x + x
+
+
+compiled_double.unavailable = True
+'''
+# the case it broke skips and is named as the one the base skips; the case the base skips now runs, under the other name
+RENAMED_HEAD = '''def python_double(x):
+    return 0
+
+
+def compiled_double(x):
+    return x + x
+
+
+python_double.unavailable = True
+python_double.__name__, compiled_double.__name__ = "compiled_double", "python_double"
+'''
+
+
+def test_a_case_is_named_by_its_position_not_by_what_the_implementation_calls_it(tmp_path):
+    # found by a reviewer: pytest's id of a parameter that is a function is its __name__, which the implementation
+    # chooses; the skipped cases' digest was over those ids, so this head skipped "the same" case as the base and passed
+    base, head = reason_of(tmp_path, BUILT_BASE, BUILT), reason_of(tmp_path, RENAMED_HEAD, BUILT)
+    assert base.startswith("skipped:1/2:") and head.startswith("skipped:1/2:"), (base, head)
+    assert base != head  # a different case was skipped: the base replays fail otherwise, so the head is a regression

@@ -35,6 +35,7 @@ class Reports:
         self.named: frozenset[str] | None = None
         self.examples = hypothesis_examples.Examples(None)
         self.functions: dict[str, object] = {}  # nodeid -> the function pytest calls
+        self.cases: dict[str, str] = {}  # nodeid -> the case as the oracle names it (_case)
         self.unusable = ""  # why the witness to replay cannot be (no verdict)
 
     def pytest_exception_interact(self, node, call, report):  # after the report was logged: its exception
@@ -66,6 +67,7 @@ class Reports:
                 config.hook.pytest_deselected(items=left_out)
                 items[:] = [item for item in items if item not in left_out]
         self.items = [item.nodeid for item in items]
+        self.cases = {item.nodeid: _case(item) for item in items}
         self.functions = {item.nodeid: hypothesis_examples.function_of(item) for item in items}
 
     def pytest_runtest_call(self, item):
@@ -189,8 +191,19 @@ def judged(reports: Reports, code: int, nodeid: str, named, blame, usable) -> tu
 
 def _skips(reports: Reports) -> str:
     """`skipped:<k>/<n>:<digest of the skipped cases>`, or '' when pytest skipped none."""
-    skipped = [item for item in reports.items if reports.outcomes.get(item) == "skipped"]
+    skipped = [reports.cases.get(item, item) for item in reports.items if reports.outcomes.get(item) == "skipped"]
     return _cases("skipped", skipped, len(reports.items))
+
+
+def _case(item) -> str:
+    """A case as the oracle names it: its test's node id and the position of each parameter. pytest's own id of a
+    parameter that is an implementation object is that object's `__name__`, which the implementation chooses: a head
+    could give the case it broke the id of one the base skips (found by a reviewer)."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or not item.name.endswith("]"):
+        return item.nodeid
+    test = item.nodeid[:len(item.nodeid) - len(item.name)] + item.originalname
+    return f"{test}[{'-'.join(f'{name}{index}' for name, index in sorted(callspec.indices.items()))}]"
 
 
 def _cases(what: str, nodeids, total: int) -> str:
@@ -206,7 +219,8 @@ def _with_cases(reason: str, reports: Reports, usable) -> str:
     """A failure's reason, followed by which of several cases failed and which were skipped: a base failing one case
     would otherwise make a head failing more of them `pre_existing` (found by a reviewer), and a head that skips no
     more than the base did must be told from one that skips what the base ran."""
-    failed = _cases("failed", [r.nodeid for r, _ in reports.failed if getattr(r, "when", None) != "collect"],
+    failed = _cases("failed", [reports.cases.get(r.nodeid, r.nodeid) for r, _ in reports.failed
+                               if getattr(r, "when", None) != "collect"],
                     len(reports.items)) if len(reports.items) > 1 else ""
     suffix = "".join(f"|{part}" for part in (failed, _skips(reports)) if part)
     return usable(f"{reason[:140]}{suffix}") if suffix and reason else reason
