@@ -82,9 +82,9 @@ def test_valid(text, field, value):
     ("policy:\n  runs: true\n", ".witness.yml:2: policy.runs: expected an integer >= 1, got True"),
     ("policy:\n  min_reruns: 1\n", ".witness.yml:2: policy.min_reruns: expected an integer >= 2, got 1"),
     ("policy:\n  timeout_seconds: -1\n", ".witness.yml:2: policy.timeout_seconds: expected a number > 0, got -1"),
-    ("policy:\n  runz: 5\n", ".witness.yml:2: policy.runz: unknown key; allowed here: policy.max_evals, "
-     "policy.max_runs, policy.max_steps, policy.min_reruns, policy.new_tests, policy.require_isolation, policy.runs, "
-     "policy.timeout_seconds"),
+    ("policy:\n  runz: 5\n", ".witness.yml:2: policy.runz: unknown key; allowed here: policy.broader_sample, "
+     "policy.max_evals, policy.max_runs, policy.max_steps, policy.min_reruns, policy.new_tests, "
+     "policy.require_isolation, policy.runs, policy.timeout_seconds"),
     ("polcy:\n  runs: 5\n", ".witness.yml:1: polcy: unknown key; allowed here: conclusions, freeze, paths, "
      "policy, properties, setup, version"),
     ("setup:\n  requirements: /etc/passwd\n", ".witness.yml:2: setup.requirements: expected a path inside the "

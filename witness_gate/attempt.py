@@ -30,6 +30,7 @@ class Policy:
     max_evals: int = 2000
     timeout_seconds: float = 60
     flaky_tries: int = 5  # a shrink candidate of a flaky property gets this many evaluations to fail
+    broader_sample: int = 0  # unseen inputs near a passing pinned payload (witness_gate/broader.py); 0: none
 
     @classmethod
     def from_config(cls, config: Any, runs: int | None = None) -> "Policy":
@@ -39,6 +40,7 @@ class Policy:
             max_steps=config.max_steps,
             max_evals=config.max_evals,
             timeout_seconds=config.timeout_seconds,
+            broader_sample=config.broader_sample,
         )
 
 
@@ -82,6 +84,7 @@ class Evidence:
     example_replays: list[Evaluation] = field(default_factory=list)
     base: Any = None  # witness_gate.baseline.BaseEvidence: what the base commit did with the witness
     base_witness: str = ""  # the witness hash `base` replayed, when it was asked before the attempt ended
+    sample: Any = None  # witness_gate.broader.Sample: what the broader sample did, once the pinned payload passed
 
     @property
     def failed_once(self) -> bool:

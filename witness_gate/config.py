@@ -49,6 +49,7 @@ class Config:
     max_steps: int = 32
     max_evals: int = 2000
     max_runs: int = 50  # the most replays `/witness replay N` may ask for
+    broader_sample: int = 32  # unseen inputs near each passing pinned payload; 0: none
     require_isolation: bool = False  # hold a property whose oracle and implementation share a process (a command)
     new_tests: str = "judge_by_base"  # oracle files a change only adds: judged by the base's oracle, or mixed_edit
     timeout_seconds: float = 60
@@ -251,6 +252,9 @@ SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
     ("policy.max_steps", "max_steps", _int(0), "shrink step budget (a step: one round of the moves that commits a smaller witness)"),
     ("policy.max_evals", "max_evals", _int(1), "shrink evaluation budget"),
     ("policy.max_runs", "max_runs", _int(1), "most replays `/witness replay N` may ask for"),
+    ("policy.broader_sample", "broader_sample", _int(0),
+     "unseen inputs drawn near each pinned payload that passed, from a seed the patch cannot know; one the head fails "
+     "and the base passes is a regression witness (0: off)"),
     ("policy.timeout_seconds", "timeout_seconds", _number(), "per evaluation"),
     ("policy.require_isolation", "require_isolation", _flag,
      "hold a property whose oracle and implementation share one process (properties.command): isolation_shared"),

@@ -30,6 +30,7 @@ class Evaluation:
     # a test's failing Hypothesis search: the example it ended on, as the choice sequence that replays it (the witness)
     example: dict | None = field(default=None, compare=False)
     unsteady: bool = False  # the judge's runner saw one example fail and pass within this evaluation (FlakyFailure)
+    sample: int | None = None  # a broader sample's row: the index of the input it ended on (all passed: how many)
 
     @property
     def failure_reason(self) -> str | None:
@@ -81,18 +82,19 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
                           detail or "the judge ended without a verdict", judge.seconds, isolation)
     outcome, reason = verdict["outcome"], str(verdict.get("reason") or "")
     imports = tuple(str(name) for name in verdict.get("imports") or ())[:100]
+    sample = verdict.get("sample") if type(verdict.get("sample")) is int else None  # the judge's, in a sample row
     if outcome == "pass":
-        return Evaluation("pass", None, detail, judge.seconds, isolation, imports)
+        return Evaluation("pass", None, detail, judge.seconds, isolation, imports, sample=sample)
     if outcome == "fail":  # what the judge observed (an assertion's message) ends the detail too
         observed = str(verdict.get("detail") or "")[:OBSERVED_CHARS]
         if observed and observed not in detail:
             detail = (detail + "\n" + observed).strip()[-DETAIL_CHARS:]
         return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports,
                           observed=observed, example=_example(verdict.get("witness")),
-                          unsteady=verdict.get("unsteady") is True)
+                          unsteady=verdict.get("unsteady") is True, sample=sample)
     said = str(verdict.get("detail") or "")  # the judge's own why (a test it could not collect), kept like a failure's
     return Evaluation("transport", reason or "no_verdict", (said + "\n" + detail).strip(), judge.seconds, isolation,
-                      imports, observed=said[:OBSERVED_CHARS])
+                      imports, observed=said[:OBSERVED_CHARS], sample=sample)
 
 
 def _example(said) -> dict | None:

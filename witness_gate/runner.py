@@ -206,19 +206,27 @@ class PropertyRunner:
         """Whether sides may be started ahead (a warm judge, subjects booted early): bubblewrap, warm start on."""
         return self.command is None and self.warm and self.sandbox.mode == "bwrap"
 
-    def evaluate(self, payload: Any, layout: int | None = None) -> Evaluation:
+    def evaluate(self, payload: Any, layout: int | None = None, sample: bool = False) -> Evaluation:
         """A row that may decide anything: its subject ran no earlier evaluation (split-cold); `layout`: that of a
-        recorded row, to run it again exactly (a subject started for it), else one drawn for it."""
+        recorded row, to run it again exactly (a subject started for it), else one drawn for it. `sample`: the payload
+        is a broader sample's list of inputs, evaluated in turn until one does not pass (`Evaluation.sample`)."""
         if self.command is None:
-            row = self._evaluate_ahead(payload) if self._forks and layout is None else None
-            return row if row is not None else self._evaluate_split(payload, layout or draw_layout())
+            row = self._evaluate_ahead(payload, sample) if self._forks and layout is None else None
+            return row if row is not None else self._evaluate_split(payload, layout or draw_layout(), sample)
         scratch = self.sandbox.make_scratch()
         try:
             return self._evaluate_command(scratch, payload)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-    def _evaluate_split(self, payload: Any, layout: int) -> Evaluation:
+    def evaluate_sample(self, inputs: list) -> Evaluation:
+        """A broader sample's inputs in one cold row (see `evaluate`); a runner protocol's command takes one payload
+        an evaluation, so there the row is of the first input alone."""
+        if self.command is not None:
+            return replace(self.evaluate(inputs[0]), sample=0)
+        return self.evaluate(inputs, sample=True)
+
+    def _evaluate_split(self, payload: Any, layout: int, sample: bool = False) -> Evaluation:
         """The property in a judge, the implementation in a subject of its own, both started cold for this
         evaluation alone, talking over a socket (without bubblewrap, or when nothing could be started ahead)."""
         views = self._views()
@@ -231,7 +239,8 @@ class PropertyRunner:
             subject_env.update(WITNESS_WIRE=str(subject_end.fileno()), WITNESS_WARM_IMPORTS=self._cold_imports(),
                                **layout_env(layout))
             judge_env.update(WITNESS_WIRE=str(judge_end.fileno()),
-                             WITNESS_FIXTURE=self.sandbox.scratch_path(inbox, "fixture.json"))
+                             WITNESS_FIXTURE=self.sandbox.scratch_path(inbox, "fixture.json"),
+                             WITNESS_SAMPLE="1" if sample else "")
             for tree in (views.judge, views.subject, stage_root() / "gate", inbox, empty,
                          *(m.source for m in mounts + judge_mounts)):
                 settle(tree)
@@ -257,7 +266,7 @@ class PropertyRunner:
             shutil.rmtree(inbox, ignore_errors=True)
             shutil.rmtree(empty, ignore_errors=True)
 
-    def _evaluate_ahead(self, payload: Any) -> Evaluation | None:
+    def _evaluate_ahead(self, payload: Any, sample: bool = False) -> Evaluation | None:
         """A cold row at a warm start's cost: a subject booted for this evaluation alone while the last one ran, and a
         judge forked from the warm judge parent (which holds only the gate and the standard library)."""
         with self._lock:
@@ -273,7 +282,7 @@ class PropertyRunner:
             return None
         try:
             stderr = os.dup(subject.stderr.fileno())
-            row = self._fork_judge(judge, payload, judge_end, stderr, "split-cold")
+            row = self._fork_judge(judge, payload, judge_end, stderr, "split-cold", sample)
             return replace(row, layout=subject.witness_layout) if row is not None else None
         finally:
             ahead.done(subject)
@@ -352,7 +361,7 @@ class PropertyRunner:
                                             "split-warm"))
 
     def _fork_judge(self, judge: ForkServer, payload: Any, judge_end: socket.socket, subject_stderr: int,
-                    isolation: str) -> Evaluation | None:
+                    isolation: str, sample: bool = False) -> Evaluation | None:
         """One evaluation by a child of the warm judge parent, talking to a subject on `judge_end` whose stderr is
         `subject_stderr` (both closed here). None when the parent is gone: the caller evaluates cold."""
         sides = self._sides
@@ -370,8 +379,8 @@ class PropertyRunner:
         judge_r, judge_w = os.pipe()
         started = time.monotonic()
         try:
-            judge.fork({"fixture": self.sandbox.scratch_path(inbox, name), "seq": seq, "property": self.selector},
-                       [judge_end.fileno(), verdict_w, judge_w])
+            judge.fork({"fixture": self.sandbox.scratch_path(inbox, name), "seq": seq, "property": self.selector,
+                        **({"sample": True} if sample else {})}, [judge_end.fileno(), verdict_w, judge_w])
         except OSError:
             for fd in (verdict_r, judge_r, subject_stderr):
                 os.close(fd)

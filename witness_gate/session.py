@@ -9,7 +9,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+from witness_gate import recordkey, safefs
 from witness_gate.attempt import Binding, Evidence, Policy, replay_frozen, run_attempt, sign
+from witness_gate.broader import Sample, Sides as SampleSides, run_sample
 from witness_gate.config import Config
 from witness_gate.discover import PropertyTarget
 from witness_gate.environment import SetupOutcome
@@ -21,6 +23,7 @@ from witness_gate.labels import path_matches
 from witness_gate.sandbox import Sandbox
 from witness_gate.sandbox.views import Views, split_checkout
 from witness_gate.baseline import BaseCode, replay_on_base
+from witness_gate.sample import constants_of, draw, sample_seed
 from witness_gate.verdict import FreezeMatch, Split, Verdict, decide_property, freeze_proposal, frozen_witness
 
 
@@ -88,6 +91,8 @@ class GateRun:
     source: dict[str, Any] = field(default_factory=dict)
     # the base commit for the replays of a failing witness, checked out on first use (a reason when it cannot be)
     base: Callable[[], BaseCode | str] | None = None
+    # the secret the broader sample's seeds derive from (the App's own); None: the record key, else one of this run's
+    sample_secret: bytes | None = None
 
     def gate(self, targets: list[PropertyTarget], pinned: Callable[[PropertyTarget], Pinned]) -> list[PropertyResult]:
         results = []
@@ -155,6 +160,8 @@ class GateRun:
                                          failed_before=asked)
                 if evidence.failed_once and evidence.shrink is not None and self.base is not None:
                     notes += self._on_base(target, binding, evidence, pinned.fixture.payload, runner)
+                elif not evidence.failed_once and not evidence.transport and not target.node:
+                    evidence = self._broader(target, binding, pinned.fixture.payload, runner, evidence, notes)
             finally:
                 getattr(runner, "close", lambda: None)()  # a warm start's sandboxes end with their series
             notes += [note for note in (getattr(runner, "note", ""),) if note]  # why a warm start went cold
@@ -204,6 +211,54 @@ class GateRun:
         # so a test that hangs on set order or addresses shows as replays that disagree
         warm = None if test else getattr(runner, "candidate", None)
         return run_attempt(payload, runner, self.policy, self.reporter.progress, warm, failed_before=failed_before)
+
+    def _broader(self, target: PropertyTarget, binding: Binding, payload: Any, head: Callable[[Any], Evaluation],
+                 evidence: Evidence, notes: list[str]) -> Evidence:
+        """The broader sample once the pinned payload passed (witness_gate/broader.py): its inputs are drawn here, from
+        a seed of the gate's secret and the patch digest, and reach only the judge."""
+        if not self.policy.broader_sample:
+            return evidence
+        if self.base is None:
+            notes.append("broader sample: not run, there is no base to compare with (it runs in `run` and the App)")
+            return evidence
+        seed = sample_seed(self._sample_secret(), binding.patch_digest, binding.property_id)
+        inputs = draw(payload, self.policy.broader_sample, seed, self._constants(target))
+        sample = Sample(seed, len(inputs))
+        opened: list[Any] = []
+
+        def base_sides() -> SampleSides | None:
+            code = self.base()
+            if isinstance(code, str):
+                notes.append(f"broader sample: stopped, the base could not be run ({code})")
+                return None
+            opened.append(self._base_runner(code, target, binding))
+            return SampleSides(getattr(opened[-1], "candidate", opened[-1]), opened[-1], code.sha)
+
+        try:
+            evidence = run_sample(evidence, inputs, sample, SampleSides(
+                getattr(head, "candidate", head), head, batch=getattr(head, "evaluate_sample", None)),
+                base_sides, self.policy, self.reporter.progress)
+        finally:
+            for runner in opened:
+                getattr(runner, "close", lambda: None)()
+        evidence.sample = sample
+        notes.append(sample.said())
+        if evidence.base is not None:
+            notes += evidence.base.notes(evidence.target_reason)
+        return evidence
+
+    def _sample_secret(self) -> bytes:
+        if self.sample_secret is None:
+            key = recordkey.established()
+            self.sample_secret = key.secret if key is not None and key.secret else secrets.token_bytes(32)
+        return self.sample_secret
+
+    def _constants(self, target: PropertyTarget) -> tuple:
+        """What the property's module spells out (the base's oracle: only parsed, never run)."""
+        try:
+            return constants_of(safefs.read_inside(self.checkout, target.relpath, max_bytes=1 << 20))
+        except (OSError, safefs.UnsafePath):
+            return ()
 
     def _on_base(self, target: PropertyTarget, binding: Binding, evidence: Evidence, payload: Any,
                  head: Callable[[Any], Evaluation]) -> list[str]:
@@ -375,6 +430,7 @@ def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None,
             unshrunk_replays=_rows(evidence.unshrunk_replays),
             **({"example_replays": _rows(evidence.example_replays)} if evidence.example_replays else {}),
             base=evidence.base.as_record(_rows) if evidence.base is not None else None,
+            broader_sample=evidence.sample.as_record() if evidence.sample is not None else None,
         )
     if run.setup.record is not None:
         record["setup"] = run.setup.record

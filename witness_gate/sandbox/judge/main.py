@@ -2,8 +2,8 @@
 
 Started as `python -P -s -B <gate>/witness_gate/sandbox/judge/main.py` with WITNESS_PROPERTY (`<relpath>::<function>`),
 WITNESS_FIXTURE (canonical JSON of the payload), WITNESS_SEED, WITNESS_WIRE (the socket's descriptor),
-WITNESS_SUBJECT_MODULES (the implementation's top-level names), WITNESS_NEW_MODULES (those the patch added) and
-WITNESS_TIMEOUT. The working directory is the
+WITNESS_SUBJECT_MODULES (the implementation's top-level names), WITNESS_NEW_MODULES (those the patch added),
+WITNESS_TIMEOUT and WITNESS_SAMPLE ("1": the payload is a broader sample's list of inputs). The working directory is the
 judge's view of the checkout: the oracle's files only. Everything in this process is trusted; the subject's answers are
 data. The verdict is one JSON line on the descriptor stdout was at the start: the property's own output goes to
 stderr, so nothing a property prints (an implementation's string among it) can be read as a verdict.
@@ -87,7 +87,8 @@ def warm() -> None:
                 os.dup2(fds[2], 1)
                 os.dup2(fds[2], 2)
                 _say_notes()
-                os.environ.update(WITNESS_FIXTURE=message["fixture"], WITNESS_PROPERTY=prop)  # as a cold judge's
+                os.environ.update(WITNESS_FIXTURE=message["fixture"], WITNESS_PROPERTY=prop,  # as a cold judge's
+                                  WITNESS_SAMPLE="1" if message.get("sample") is True else "")
                 for name in ("WITNESS_CONTROL", "WITNESS_WARM_IMPORTS"):
                     os.environ.pop(name, None)
                 if message.get("series"):  # a property's shrink candidates, one after another
@@ -348,31 +349,43 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
         if blamed:
             finish("fail", blamed, "", peer.imported)
         finish("transport", "import", f"cannot import {relpath}: {_one_line(exc)}", peer.imported)
-    observed = ""  # what a failing property raised: an assert's comparison, for people
-    try:
-        outcome, reason = verdict_of(prop(payload))
-    except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
-        outcome, reason = "fail", blame(exc, root, None, usable_reason) or usable_reason(
-            f"raise:{type(exc).__name__[:80]}@?")
-        missed = missing(exc)
-        if missed:
-            outcome, reason = "transport", "missing_package"
-        observed = _one_line(exc)
-        compared = asserts.explained(exc)  # a rewritten assert's two values and operator, as text
-        if compared is not None:
-            exc.args = (compared,)
-            observed = f"AssertionError: {compared}"
-        _print_exception(exc)
-    if peer.fault is not None:  # whatever the property made of it, a broken boundary gives no verdict
-        finish("transport", fault_kind(peer.fault), peer.fault.detail, peer.imported)
-    if peer.in_place.payload_changed:  # whatever it holds at the end: a later call could have put it back
-        finish("fail", "mutated_payload", "the implementation changed the pinned payload it was handed",
-               peer.imported)
-    if outcome == "transport":
-        finish("transport", reason, missing_why(missed), peer.imported)
-    if outcome == "no_verdict":
-        finish("transport", "bad_return", reason, peer.imported)
-    finish(outcome, reason, observed if outcome == "fail" else "", peer.imported)
+    # a broader sample (WITNESS_SAMPLE): the property on each of a list of inputs in turn, against this one subject,
+    # until one does not pass; the verdict is that input's, and names it (`sample`: how many passed before it)
+    sample = os.environ.get("WITNESS_SAMPLE") == "1"
+    if sample and type(payload) is not list:
+        finish("transport", "harness", "a broader sample is a list of inputs")
+    for index, one in enumerate(payload if sample else [payload]):
+        said = {"sample": index} if sample else None
+        peer.in_place.payload_ids, peer.in_place.payload_changed = frozenset(containers(one)), False
+        if sample:
+            seed_random(env.get("WITNESS_SEED", ""))  # each input as its own evaluation would see it
+        observed = ""  # what a failing property raised: an assert's comparison, for people
+        try:
+            outcome, reason = verdict_of(prop(one))
+        except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
+            outcome, reason = "fail", blame(exc, root, None, usable_reason) or usable_reason(
+                f"raise:{type(exc).__name__[:80]}@?")
+            missed = missing(exc)
+            if missed:
+                outcome, reason = "transport", "missing_package"
+            observed = _one_line(exc)
+            compared = asserts.explained(exc)  # a rewritten assert's two values and operator, as text
+            if compared is not None:
+                exc.args = (compared,)
+                observed = f"AssertionError: {compared}"
+            _print_exception(exc)
+        if peer.fault is not None:  # whatever the property made of it, a broken boundary gives no verdict
+            finish("transport", fault_kind(peer.fault), peer.fault.detail, peer.imported, said)
+        if peer.in_place.payload_changed:  # whatever it holds at the end: a later call could have put it back
+            finish("fail", "mutated_payload", "the implementation changed the pinned payload it was handed",
+                   peer.imported, said)
+        if outcome == "transport":
+            finish("transport", reason, missing_why(missed), peer.imported, said)
+        if outcome == "no_verdict":
+            finish("transport", "bad_return", reason, peer.imported, said)
+        if outcome != "pass":
+            finish(outcome, reason, observed, peer.imported, said)
+    finish("pass", None, "", peer.imported, {"sample": len(payload)} if sample else None)
 
 
 def _print_exception(exc: BaseException) -> None:

@@ -1,0 +1,243 @@
+"""The broader sample (SPEC §10): inputs near a pinned payload that the code under test has never seen.
+
+A pinned fixture sits in the repository, so a patch can see every input it holds and answer those alone correctly.
+The sample is drawn from a seed derived from a secret of the gate's and the patch digest: the same patch gets the
+same sample, and nothing in the repository or the sandbox tells the code under test which inputs it will be. Each
+input is one to three small moves away from the payload: a number moved to a boundary or a neighbour (0, 1, -1, the
+values the payload and the property's constants use), a string shortened or varied, an element duplicated, dropped
+or moved, values swapped between siblings. Keys are never changed: they are the payload's shape, not its data.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import hmac
+import random
+from typing import Any
+
+from witness_gate.canonical import CanonicalError, canonical_bytes
+
+MAX_TRIES = 20  # draws per wanted input, for a payload with little to vary
+MAX_CONSTANTS = 200
+MAX_CONSTANT_TEXT = 40
+STOP_AT_CONTAINER = 0.25  # a walk down the payload varies the container it is in, this often
+
+
+def sample_seed(secret: bytes, patch_digest: str, property_id: str) -> str:
+    """The seed of one property's sample for one patch: 32 hex digits, known to whoever holds `secret`."""
+    message = f"witness-gate broader sample\0{patch_digest}\0{property_id}".encode("utf-8")
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:32]
+
+
+def draw(payload: Any, count: int, seed: str, constants: tuple = ()) -> list[Any]:
+    """Up to `count` distinct inputs near `payload` (none equal to it), the same for the same seed."""
+    rng = random.Random(int(hashlib.sha256(seed.encode("utf-8")).hexdigest(), 16))
+    pool = _Pool(payload, constants)
+    seen = {canonical_bytes(payload)}
+    drawn: list[Any] = []
+    for _ in range(count * MAX_TRIES):
+        if len(drawn) >= count:
+            break
+        candidate = payload
+        for _ in range(rng.choice((1, 1, 2, 2, 3))):
+            # one value moved, or one field moved in every record that has it (a lookup table keyed on the pinned
+            # values misses them all, and a field a property reads in one record of many is moved too)
+            candidate = _vary(candidate, rng, pool) if rng.random() < 0.3 else _vary_field(candidate, rng)
+        try:
+            key = canonical_bytes(candidate)
+        except CanonicalError:  # a float pushed out of range: not a JSON value
+            continue
+        if key not in seen:
+            seen.add(key)
+            drawn.append(candidate)
+    return drawn
+
+
+def constants_of(source: bytes) -> tuple:
+    """The numbers and short strings a property's module spells out (its thresholds and names), for the sample to try;
+    the source is only parsed, never run."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    found: dict = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float, str):
+            value = node.value
+            if (type(value) is str and len(value) > MAX_CONSTANT_TEXT) or (type(value) is int and abs(value) > 2**53):
+                continue
+            found.setdefault((type(value).__name__, value), value)
+        if len(found) >= MAX_CONSTANTS:
+            break
+    return tuple(found.values())
+
+
+class _Pool:
+    """The values the payload and the property use, by kind: what a number or a string may be moved to."""
+
+    def __init__(self, payload: Any, constants: tuple) -> None:
+        self.numbers: list = [0, 1, -1]
+        self.texts: list[str] = [""]
+        for value in [*_atoms(payload), *constants]:
+            if type(value) in (int, float) and value not in self.numbers:
+                self.numbers.append(value)
+            elif type(value) is str and value not in self.texts:
+                self.texts.append(value)
+        self.letters = sorted({c for text in self.texts for c in text}) or ["a"]
+
+
+def _atoms(value: Any, limit: int = 10_000) -> list:
+    atoms, stack = [], [value]
+    while stack and len(atoms) < limit:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif type(item) in (int, float, str):
+            atoms.append(item)
+    return atoms
+
+
+def _vary(value: Any, rng: random.Random, pool: _Pool) -> Any:
+    """`value` with one small move made somewhere inside it: a walk down from the top picks where."""
+    if isinstance(value, (dict, list)) and value and rng.random() >= STOP_AT_CONTAINER:
+        if isinstance(value, dict):
+            key = rng.choice(sorted(value))
+            return {**value, key: _vary(value[key], rng, pool)}
+        index = rng.randrange(len(value))
+        return [*value[:index], _vary(value[index], rng, pool), *value[index + 1:]]
+    if isinstance(value, list):
+        return _vary_list(value, rng)
+    if isinstance(value, dict):
+        return _swap_values(value, rng)
+    if type(value) is bool:
+        return not value
+    if type(value) is int:
+        return rng.choice([n for n in _near_numbers(value, pool) if type(n) is int and n != value] or [value])
+    if type(value) is float:
+        return rng.choice([float(n) for n in _near_numbers(value, pool) if float(n) != value] or [value])
+    if type(value) is str:
+        return _vary_text(value, rng, pool)
+    return value
+
+
+def _vary_field(payload: Any, rng: random.Random) -> Any:
+    """One field (a path with any list index) moved the same way wherever it holds a number, a string or a truth: in
+    every record, or in about half of them."""
+    fields: dict[tuple, list[tuple]] = {}
+    _leaves(payload, (), (), fields)
+    if not fields:
+        return payload
+    field = rng.choice(sorted(fields, key=repr))
+    leaves = fields[field]
+    values = [_at(payload, path) for path in leaves]
+    lowest, highest = min(values), max(values)  # one kind of value: they compare
+    move = rng.choice(_FIELD_MOVES[type(values[0])])
+    everywhere = rng.random() < 0.5
+    for path, value in zip(leaves, values):
+        if everywhere or rng.random() < 0.5:
+            payload = _put(payload, path, move(value, lowest, highest))
+    return payload
+
+
+_NUMBER_MOVES = (lambda n, lo, hi: n + 1, lambda n, lo, hi: n - 1, lambda n, lo, hi: n * 2, lambda n, lo, hi: -n,
+                 lambda n, lo, hi: 0 * n, lambda n, lo, hi: lo, lambda n, lo, hi: hi)
+_FIELD_MOVES = {  # a field's lowest and highest values are where generators put their edge cases
+    int: _NUMBER_MOVES + (lambda n, lo, hi: n // 2,),
+    float: _NUMBER_MOVES + (lambda n, lo, hi: n / 2, lambda n, lo, hi: n + 0.5),
+    str: (lambda t, lo, hi: t[:-1], lambda t, lo, hi: t + t[-1:], lambda t, lo, hi: t.swapcase(),
+          lambda t, lo, hi: "", lambda t, lo, hi: t[1:], lambda t, lo, hi: lo, lambda t, lo, hi: hi),
+    bool: (lambda b, lo, hi: not b,),
+}
+
+
+def _leaves(value: Any, path: tuple, field: tuple, found: dict, limit: int = 50_000) -> None:
+    if sum(len(v) for v in found.values()) >= limit:
+        return
+    if isinstance(value, dict):
+        for key in value:
+            _leaves(value[key], path + (key,), field + (key,), found, limit)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _leaves(item, path + (index,), field + (None,), found, limit)
+    elif type(value) in (int, float, str, bool):
+        found.setdefault((field, type(value).__name__), []).append(path)
+
+
+def _at(value: Any, path: tuple) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _put(value: Any, path: tuple, new: Any) -> Any:
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: _put(value[head], rest, new)}
+    return [*value[:head], _put(value[head], rest, new), *value[head + 1:]]
+
+
+def _near_numbers(value: int | float, pool: _Pool) -> list:
+    neighbours = [value + 1, value - 1, -value, value * 2, value // 2 if type(value) is int else value / 2]
+    if type(value) is float:
+        neighbours += [float(round(value)), value + 0.5, value - 0.5, value * 1.5]
+    others = [n for n in pool.numbers if type(n) is type(value) or type(value) is float]
+    return neighbours + others + [n + d for n in others for d in (1, -1) if type(n) is int]
+
+
+def _vary_text(text: str, rng: random.Random, pool: _Pool) -> str:
+    moves = [lambda: "", lambda: rng.choice(pool.texts), lambda: text.swapcase(), lambda: text + text[-1:]]
+    if text:
+        i = rng.randrange(len(text))
+        moves += [lambda: text[:-1], lambda: text[1:], lambda: text[:len(text) // 2], lambda: text[:i] + text[i + 1:],
+                  lambda: text[:i] + text[i] + text[i:], lambda: text[:i] + rng.choice(pool.letters) + text[i + 1:]]
+    return rng.choice(moves)()
+
+
+def _vary_list(items: list, rng: random.Random) -> list:
+    i, j = rng.randrange(len(items)), rng.randrange(len(items))
+    moves = [lambda: items[:i] + items[i + 1:], lambda: items[:i + 1] + [items[i]] + items[i + 1:],
+             lambda: _swapped(items, i, j), lambda: items[::-1], lambda: items[1:] + items[:1]]
+    shared = _shared_keys(items)
+    if shared:  # a field of one element swapped with the same field of another
+        key = rng.choice(shared)
+        moves.append(lambda: _swap_field(items, i, j, key))
+    return rng.choice(moves)()
+
+
+def _swap_values(mapping: dict, rng: random.Random) -> dict:
+    """Two values of one kind swapped between their keys (a price and a quantity, two names)."""
+    keys = sorted(mapping)
+    first = rng.choice(keys)
+    partners = [k for k in keys if k != first and _kind(mapping[k]) == _kind(mapping[first])
+                and mapping[k] != mapping[first]]
+    if not partners:
+        return mapping
+    second = rng.choice(partners)
+    return {**mapping, first: mapping[second], second: mapping[first]}
+
+
+def _kind(value: Any) -> str:
+    return "number" if type(value) in (int, float) else type(value).__name__
+
+
+def _swapped(items: list, i: int, j: int) -> list:
+    swapped = list(items)
+    swapped[i], swapped[j] = items[j], items[i]
+    return swapped
+
+
+def _shared_keys(items: list) -> list[str]:
+    if len(items) < 2 or not all(isinstance(item, dict) for item in items):
+        return []
+    return sorted(set.intersection(*(set(item) for item in items)))
+
+
+def _swap_field(items: list, i: int, j: int, key: str) -> list:
+    swapped = list(items)
+    swapped[i], swapped[j] = {**items[i], key: items[j][key]}, {**items[j], key: items[i][key]}
+    return swapped
