@@ -89,9 +89,9 @@ HEAD_IGNORES_SRC = b"version: 1\npaths:\n  impl: ['lib/']\n  ignore: ['src/']\n"
     (b"version: 1\npolicy:\n  runs: many\n", [".witness.yml"],
      ConfigReview(problems=((3, ".witness.yml:3: policy.runs: expected an integer >= 1, got 'many'"),))),
     (b"version: 1\npolicy:\n  bogus: 1\nfreeze:\n  max_hours: -1\n", [".witness.yml"],
-     ConfigReview(problems=((3, ".witness.yml:3: policy.bogus: unknown key; allowed here: policy.max_evals, "
-                                "policy.max_runs, "
-                                "policy.max_steps, policy.min_reruns, policy.new_tests, policy.require_isolation, policy.runs, "
+     ConfigReview(problems=((3, ".witness.yml:3: policy.bogus: unknown key; allowed here: "
+                                "policy.broader_sample, policy.max_evals, policy.max_runs, policy.max_steps, "
+                                "policy.min_reruns, policy.new_tests, policy.require_isolation, policy.runs, "
                                 "policy.timeout_seconds"),
                             (5, ".witness.yml:5: freeze.max_hours: expected a number > 0, got -1")))),
     (HEAD_IGNORES_SRC, [".witness.yml", "src/a.py", "tests/properties/p.py"],

@@ -221,10 +221,8 @@ class PropertyRunner:
 
     def evaluate_sample(self, inputs: list) -> Evaluation:
         """A broader sample's inputs in one cold row (see `evaluate`); a runner protocol's command takes one payload
-        an evaluation, so there the row is of the first input alone."""
-        if self.command is not None:
-            return replace(self.evaluate(inputs[0]), sample=0)
-        return self.evaluate(inputs, sample=True)
+        an evaluation (`sample` stays None: each input gets a row of its own)."""
+        return self.evaluate(inputs, sample=True) if self.command is None else Evaluation("transport", "sample")
 
     def _evaluate_split(self, payload: Any, layout: int, sample: bool = False) -> Evaluation:
         """The property in a judge, the implementation in a subject of its own, both started cold for this

@@ -21,6 +21,7 @@ from witness_gate.canonical import CanonicalError, canonical_bytes
 MAX_TRIES = 20  # draws per wanted input, for a payload with little to vary
 MAX_CONSTANTS = 200
 MAX_CONSTANT_TEXT = 40
+MAX_LEAVES = 50_000  # of a payload, moved field by field
 STOP_AT_CONTAINER = 0.25  # a walk down the payload varies the container it is in, this often
 
 
@@ -108,6 +109,8 @@ def _vary(value: Any, rng: random.Random, pool: _Pool) -> Any:
             return {**value, key: _vary(value[key], rng, pool)}
         index = rng.randrange(len(value))
         return [*value[:index], _vary(value[index], rng, pool), *value[index + 1:]]
+    if isinstance(value, (list, dict)) and not value:
+        return value  # nothing in it to move
     if isinstance(value, list):
         return _vary_list(value, rng)
     if isinstance(value, dict):
@@ -117,7 +120,8 @@ def _vary(value: Any, rng: random.Random, pool: _Pool) -> Any:
     if type(value) is int:
         return rng.choice([n for n in _near_numbers(value, pool) if type(n) is int and n != value] or [value])
     if type(value) is float:
-        return rng.choice([float(n) for n in _near_numbers(value, pool) if float(n) != value] or [value])
+        return rng.choice([n for n in map(_float, _near_numbers(value, pool)) if n is not None and n != value]
+                          or [value])
     if type(value) is str:
         return _vary_text(value, rng, pool)
     return value
@@ -136,10 +140,21 @@ def _vary_field(payload: Any, rng: random.Random) -> Any:
     lowest, highest = min(values), max(values)  # one kind of value: they compare
     move = rng.choice(_FIELD_MOVES[type(values[0])])
     everywhere = rng.random() < 0.5
+    moved = _copy(payload)
     for path, value in zip(leaves, values):
         if everywhere or rng.random() < 0.5:
-            payload = _put(payload, path, move(value, lowest, highest))
-    return payload
+            if not path:  # the payload is one value
+                return move(value, lowest, highest)
+            _at(moved, path[:-1])[path[-1]] = move(value, lowest, highest)
+    return moved
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
 
 
 _NUMBER_MOVES = (lambda n, lo, hi: n + 1, lambda n, lo, hi: n - 1, lambda n, lo, hi: n * 2, lambda n, lo, hi: -n,
@@ -153,17 +168,20 @@ _FIELD_MOVES = {  # a field's lowest and highest values are where generators put
 }
 
 
-def _leaves(value: Any, path: tuple, field: tuple, found: dict, limit: int = 50_000) -> None:
-    if sum(len(v) for v in found.values()) >= limit:
+def _leaves(value: Any, path: tuple, field: tuple, found: dict, room: list | None = None) -> None:
+    """Each number, string and truth in `value` by its field (its path with any list index), at most MAX_LEAVES."""
+    room = room if room is not None else [MAX_LEAVES]
+    if room[0] <= 0:
         return
     if isinstance(value, dict):
         for key in value:
-            _leaves(value[key], path + (key,), field + (key,), found, limit)
+            _leaves(value[key], path + (key,), field + (key,), found, room)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _leaves(item, path + (index,), field + (None,), found, limit)
+            _leaves(item, path + (index,), field + (None,), found, room)
     elif type(value) in (int, float, str, bool):
         found.setdefault((field, type(value).__name__), []).append(path)
+        room[0] -= 1
 
 
 def _at(value: Any, path: tuple) -> Any:
@@ -172,21 +190,19 @@ def _at(value: Any, path: tuple) -> Any:
     return value
 
 
-def _put(value: Any, path: tuple, new: Any) -> Any:
-    if not path:
-        return new
-    head, rest = path[0], path[1:]
-    if isinstance(value, dict):
-        return {**value, head: _put(value[head], rest, new)}
-    return [*value[:head], _put(value[head], rest, new), *value[head + 1:]]
-
-
 def _near_numbers(value: int | float, pool: _Pool) -> list:
     neighbours = [value + 1, value - 1, -value, value * 2, value // 2 if type(value) is int else value / 2]
     if type(value) is float:
         neighbours += [float(round(value)), value + 0.5, value - 0.5, value * 1.5]
     others = [n for n in pool.numbers if type(n) is type(value) or type(value) is float]
     return neighbours + others + [n + d for n in others for d in (1, -1) if type(n) is int]
+
+
+def _float(number: int | float) -> float | None:
+    try:
+        return float(number)
+    except OverflowError:  # an integer past a float's range
+        return None
 
 
 def _vary_text(text: str, rng: random.Random, pool: _Pool) -> str:
