@@ -48,6 +48,34 @@ TAIL = """
 - `properties.names` needs `properties.command`: Python `prop_*` functions are found without a list.
 - `properties.pytest` and `properties.command` exclude each other.
 
+## The broader sample: `policy.broader_sample`
+
+The pinned fixture is in the repository, so a patch can see every input the gate will try. After the pinned payload
+passes, the gate tries `policy.broader_sample` (default 32; `0` turns it off) inputs the patch has never seen:
+
+- **Near the payload.** Each input is one to three moves away from it: a number moved to a boundary or a neighbour
+  (0, 1, -1, plus or minus one, doubled, halved, negated, or a value the payload or the property's module spells
+  out), a string shortened or varied, an element dropped, duplicated or moved, two values of one kind swapped; or one
+  field (a key, under any list index) moved the same way in every record that has it, or in about half of them. Keys
+  are never changed. A Hypothesis test (`properties.pytest`) instead runs its search once more with the sample's seed.
+- **From a seed the patch cannot know**: an HMAC-SHA256 of the patch digest and the property id under the gate's
+  secret (the record key for `run`, `WITNESS_RECORD_KEY_FILE`; the App's private key in the App), 32 hex digits. The
+  same patch gets the same sample; the seed is written into the attempt record (`broader_sample.seed`) afterwards.
+  `check` has no base to compare with and runs no sample.
+- **Differential.** An input counts only where the base passes it. The first input the head fails and the base
+  passes (confirmed alone, cold, on both sides) becomes the attempt's witness: shrunk keeping that difference,
+  replayed `runs` times on head and base, and labelled as any witness is (`regression`, or `flake` when its replays
+  disagree). An input on which the head comes to no verdict while the base passes it holds. Inputs both sides fail
+  are counted in `broader_sample.base_failed` and never block.
+- **Said where you look.** The record's `broader_sample` holds `seed`, `size` (inputs drawn), `ran`, `base_failed`,
+  `exposed` (the index of the input that exposed the failure, or null) and `input` (that input, before shrinking);
+  a note on the check run and in `run`'s output says it in a line ("broader sample: unseen input #5 of 32 (seed
+  ...) failed on the head and passed on the base; 6 ran").
+
+To see a sample again, draw it from the recorded seed, the pinned fixture and the property's module (whose constants
+join the draw): `python -m witness_gate.sample tests/fixtures/orders.json SEED 32 tests/properties/test_orders.py`
+prints one input a line, in order. `witness-gate replay RECORD` replays the witness it found, like any other.
+
 ## New tests beside a fix: `policy.new_tests`
 
 A change that edits implementation and oracle paths together is a `mixed_edit`, refused, unless its

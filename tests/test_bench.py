@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 
 
-@pytest.mark.parametrize("script", ["sandbox.py", "boundary.py", "scale.py", "pytest_suite.py"])
+@pytest.mark.parametrize("script", ["sandbox.py", "boundary.py", "scale.py", "pytest_suite.py", "broader_sample.py"])
 def test_quick_benchmarks_print_results(script):
     done = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--quick"], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)

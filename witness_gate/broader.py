@@ -27,6 +27,7 @@ class Sides:
     cold: Evaluate
     sha: str = ""  # the commit evaluated
     batch: Callable[[list], Any] | None = None
+    search: Evaluate | None = None  # a test's Hypothesis search, seeded with the sample's seed
 
 
 @dataclass
@@ -39,13 +40,19 @@ class Sample:
     base_failed: int = 0  # inputs the head failed and the base failed too: not the patch's doing
     exposed: int | None = None  # the index of the input the head failed and the base passed
     exposed_input: Any = None
+    search: bool = False  # a Hypothesis test's: its search again, with the sample's seed
 
     def as_record(self) -> dict[str, Any]:
         return {"seed": self.seed, "size": self.size, "ran": self.ran, "base_failed": self.base_failed,
-                "exposed": self.exposed, "input": self.exposed_input if self.exposed is not None else None}
+                "exposed": self.exposed, "input": self.exposed_input if self.exposed is not None else None,
+                **({"search": True} if self.search else {})}
 
     def said(self) -> str:
         """The sample in a line, for people."""
+        if self.search:
+            return f"broader sample: Hypothesis searched again with seed {self.seed}: " + (
+                "its failure, which the base passes, is the witness" if self.exposed is not None else
+                "it failed on the base too" if self.base_failed else "it passed")
         if self.exposed is not None:
             return (f"broader sample: unseen input #{self.exposed} of {self.size} (seed {self.seed}) failed on the "
                     f"head and passed on the base; {self.ran} ran")
@@ -100,6 +107,35 @@ def _not_passing(inputs: list[Any], head: Sides, sample: Sample, progress: Progr
         progress("sample", sample.ran, len(inputs))
         if head.cold(inputs[index]).outcome != "pass":
             yield index
+
+
+def run_search(evidence: Evidence, payload: Any, sample: Sample, head: Sides, base: Callable[[], Sides | None],
+               policy: Policy, progress: Progress) -> Evidence:
+    """A Hypothesis test's broader sample: its search again, seeded with the sample's seed (SPEC §10). A failure whose
+    example the base passes is the witness, replayed as a Hypothesis example is (alone, in fresh subjects) on both
+    sides; a failure with no example to replay is the search itself, replayed with that seed."""
+    sample.ran = 1
+    progress("sample", 1, 1)
+    first = head.search(payload)
+    if first.outcome == "pass":
+        return evidence
+    sides = base()
+    if sides is None:
+        return evidence
+    witness = first.example if first.example is not None else payload
+    on_head, on_base = (head.cold, sides.cold) if first.example is not None else (head.search, sides.search)
+    if on_base(witness).outcome != "pass":
+        sample.base_failed = 1
+        return evidence
+    sample.exposed, sample.exposed_input = 0, witness
+    found = Evidence(pinned_hash=evidence.pinned_hash, first=evidence.first, target_reason=first.reason,
+                     sample=evidence.sample)
+    found.shrink = ShrinkResult(witness, first.reason, steps=0, evaluations=0, stopped=True, budget_hit=False)
+    found.witness, found.witness_hash = witness, witness_hash(witness)
+    found.replays = replay_series(witness, on_head, policy.runs, "replay", progress)
+    found.base = BaseEvidence(sides.sha, replay_series(witness, on_base, policy.runs, "replay-base", progress))
+    found.base_witness = found.witness_hash
+    return found
 
 
 def _witness(evidence: Evidence, candidate: Any, first, head: Sides, base: Sides, policy: Policy,

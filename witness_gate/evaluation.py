@@ -31,6 +31,7 @@ class Evaluation:
     example: dict | None = field(default=None, compare=False)
     unsteady: bool = False  # the judge's runner saw one example fail and pass within this evaluation (FlakyFailure)
     sample: int | None = None  # a broader sample's row: the index of the input it ended on (all passed: how many)
+    searched: bool = False  # a test that passed drew its inputs with Hypothesis (its seed chose them)
 
     @property
     def failure_reason(self) -> str | None:
@@ -84,7 +85,8 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
     imports = tuple(str(name) for name in verdict.get("imports") or ())[:100]
     sample = verdict.get("sample") if type(verdict.get("sample")) is int else None  # the judge's, in a sample row
     if outcome == "pass":
-        return Evaluation("pass", None, detail, judge.seconds, isolation, imports, sample=sample)
+        return Evaluation("pass", None, detail, judge.seconds, isolation, imports, sample=sample,
+                          searched=verdict.get("searched") is True)
     if outcome == "fail":  # what the judge observed (an assertion's message) ends the detail too
         observed = str(verdict.get("detail") or "")[:OBSERVED_CHARS]
         if observed and observed not in detail:

@@ -257,3 +257,35 @@ def _swap_field(items: list, i: int, j: int, key: str) -> list:
     swapped = list(items)
     swapped[i], swapped[j] = {**items[i], key: items[j][key]}, {**items[j], key: items[i][key]}
     return swapped
+
+
+def main(argv: list[str]) -> int:
+    """`python -m witness_gate.sample FIXTURE SEED [COUNT] [PROPERTY_FILE]`: a recorded sample drawn again, one JSON
+    input a line (its seed is in the attempt record's `broader_sample.seed`; the property file adds its constants)."""
+    import json
+    import sys
+
+    if len(argv) not in (2, 3, 4) or (len(argv) > 2 and not argv[2].isdigit()):
+        print(main.__doc__.split(":")[0].strip("`"), file=sys.stderr)
+        return 2
+    from witness_gate.lock import parse_fixture
+
+    try:
+        with open(argv[0], "rb") as handle:
+            payload = parse_fixture(handle.read(), argv[0]).payload
+        constants = ()
+        if len(argv) == 4:
+            with open(argv[3], "rb") as handle:
+                constants = constants_of(handle.read())
+    except (OSError, ValueError) as exc:
+        print(f"{exc}: give the pinned fixture (JSON) and the property's file", file=sys.stderr)
+        return 2
+    for value in draw(payload, int(argv[2]) if len(argv) > 2 else 32, argv[1], constants):
+        print(json.dumps(value, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from witness_gate import recordkey, safefs
 from witness_gate.attempt import Binding, Evidence, Policy, replay_frozen, run_attempt, sign
-from witness_gate.broader import Sample, Sides as SampleSides, run_sample
+from witness_gate.broader import Sample, Sides as SampleSides, run_sample, run_search
 from witness_gate.config import Config
 from witness_gate.discover import PropertyTarget
 from witness_gate.environment import SetupOutcome
@@ -143,16 +143,7 @@ class GateRun:
         evidence = None
         refused = self.split.mixed or bool(binding.missing()) or bool(holds)
         if not refused and pinned.fixture is not None:
-            environment = self.setup.environment
-            setup = {"environment": environment.path, "judge_environment": self._judge_environment()} \
-                if environment else {}
-            runner = self.make_runner(
-                repo=self.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
-                timeout_seconds=self.policy.timeout_seconds, command=self.config.command, replays=self.policy.runs,
-                oracle=oracle_paths(self.config), new_modules=self.new_modules, **setup,
-                **({"tests": True} if self.config.pytest else {}),
-                **self._views_of(self.checkout, binding.seed),
-            )
+            runner = self._head_runner(target, binding.seed)
             try:
                 asked = self._failed_before(target, binding, pinned.fixture.payload, runner) \
                     if self.base is not None else None
@@ -160,7 +151,8 @@ class GateRun:
                                          failed_before=asked)
                 if evidence.failed_once and evidence.shrink is not None and self.base is not None:
                     notes += self._on_base(target, binding, evidence, pinned.fixture.payload, runner)
-                elif not evidence.failed_once and not evidence.transport and not target.node:
+                elif not evidence.failed_once and not evidence.transport and (
+                        not target.node or any(row.searched for row in evidence.first)):
                     evidence = self._broader(target, binding, pinned.fixture.payload, runner, evidence, notes)
             finally:
                 getattr(runner, "close", lambda: None)()  # a warm start's sandboxes end with their series
@@ -180,6 +172,18 @@ class GateRun:
         result.record = attempt_record(result, self, lock, header)
         self._write(result)
         return result
+
+    def _head_runner(self, target: PropertyTarget, seed: str) -> Callable[[Any], Evaluation]:
+        environment = self.setup.environment
+        setup = {"environment": environment.path, "judge_environment": self._judge_environment()} \
+            if environment else {}
+        return self.make_runner(
+            repo=self.checkout, selector=target.selector, seed=seed, sandbox=self.sandbox,
+            timeout_seconds=self.policy.timeout_seconds, command=self.config.command, replays=self.policy.runs,
+            oracle=oracle_paths(self.config), new_modules=self.new_modules, **setup,
+            **({"tests": True} if self.config.pytest else {}),
+            **self._views_of(self.checkout, seed),
+        )
 
     def _judge_environment(self) -> Path | None:
         """The judge's set-up: the base's when there is a base (never the head's), else the one set-up there is
@@ -214,16 +218,15 @@ class GateRun:
 
     def _broader(self, target: PropertyTarget, binding: Binding, payload: Any, head: Callable[[Any], Evaluation],
                  evidence: Evidence, notes: list[str]) -> Evidence:
-        """The broader sample once the pinned payload passed (witness_gate/broader.py): its inputs are drawn here, from
-        a seed of the gate's secret and the patch digest, and reach only the judge."""
+        """The broader sample once the pinned payload passed (witness_gate/broader.py), from a seed of the gate's secret
+        and the patch digest: inputs drawn here that reach only the judge, or for a Hypothesis test its search again
+        with that seed."""
         if not self.policy.broader_sample:
             return evidence
         if self.base is None:
             notes.append("broader sample: not run, there is no base to compare with (it runs in `run` and the App)")
             return evidence
         seed = sample_seed(self._sample_secret(), binding.patch_digest, binding.property_id)
-        inputs = draw(payload, self.policy.broader_sample, seed, self._constants(target))
-        sample = Sample(seed, len(inputs))
         opened: list[Any] = []
 
         def base_sides() -> SampleSides | None:
@@ -231,13 +234,24 @@ class GateRun:
             if isinstance(code, str):
                 notes.append(f"broader sample: stopped, the base could not be run ({code})")
                 return None
-            opened.append(self._base_runner(code, target, binding))
-            return SampleSides(getattr(opened[-1], "candidate", opened[-1]), opened[-1], code.sha)
+            runner = self._base_runner(code, target, binding)
+            search = self._base_runner(code, target, binding, seed) if target.node else None
+            opened.extend((runner, search))
+            return SampleSides(getattr(runner, "candidate", runner), runner, code.sha, search=search)
 
         try:
-            evidence = run_sample(evidence, inputs, sample, SampleSides(
-                getattr(head, "candidate", head), head, batch=getattr(head, "evaluate_sample", None)),
-                base_sides, self.policy, self.reporter.progress)
+            if target.node:  # a Hypothesis test: its own search, seeded anew
+                sample = Sample(seed, 1, search=True)
+                opened.append(self._head_runner(target, seed))
+                evidence = run_search(evidence, payload, sample, SampleSides(head, head, search=opened[-1]),
+                                      base_sides, self.policy, self.reporter.progress)
+            else:
+                inputs = draw(payload, self.policy.broader_sample, seed, self._constants(target))
+                sample = Sample(seed, len(inputs))
+                evidence = run_sample(evidence, inputs, sample, SampleSides(
+                    getattr(head, "candidate", head), head,
+                    batch=getattr(head, "evaluate_sample", None) if self.config.command is None else None),
+                    base_sides, self.policy, self.reporter.progress)
         finally:
             for runner in opened:
                 getattr(runner, "close", lambda: None)()
@@ -276,11 +290,13 @@ class GateRun:
             getattr(base, "close", lambda: None)()
         return evidence.base.notes(evidence.target_reason)
 
-    def _base_runner(self, code: BaseCode, target: PropertyTarget, binding: Binding) -> Callable[[Any], Evaluation]:
-        return self.make_runner(repo=code.checkout, selector=target.selector, seed=binding.seed, sandbox=self.sandbox,
+    def _base_runner(self, code: BaseCode, target: PropertyTarget, binding: Binding,
+                     seed: str | None = None) -> Callable[[Any], Evaluation]:
+        return self.make_runner(repo=code.checkout, selector=target.selector, seed=seed or binding.seed,
+                                sandbox=self.sandbox,
                                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
                                 replays=self.policy.runs, oracle=oracle_paths(self.config),
-                                **self._views_of(code.checkout, binding.seed),
+                                **self._views_of(code.checkout, seed or binding.seed),
                                 **({"environment": code.environment, "judge_environment": code.environment}
                                    if code.environment else {}))
 

@@ -24,6 +24,7 @@ class Examples:
         self.current = ""  # the test item running
         self.completed = False  # the replayed example returned: it passed
         self.said = ""  # what Hypothesis reported of the replayed example (its repr: "Falsifying example: ...")
+        self.searched = False  # Hypothesis ran an example: the test draws its inputs (a second seed draws others)
         self._undo = None
 
     def install(self) -> None:
@@ -37,6 +38,7 @@ class Examples:
         examples = self
 
         def execute_once(state, data, *args, **kwargs):
+            examples.searched = True
             final = kwargs.get("is_final", False)
             if final and kwargs.get("expected_failure") is not None:  # the search's last run of an example it shrank
                 examples.found.setdefault(examples.current, []).append(tuple(getattr(data, "prefix", None) or ()))

@@ -1,0 +1,149 @@
+"""The broader sample, run (witness_gate/broader.py): an input counts only where the base passes it, is confirmed alone
+and cold on both sides, and then is the attempt's witness, shrunk keeping that difference; nothing else blocks."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from witness_gate.attempt import Binding, Evidence, Policy
+from witness_gate.broader import Sample, Sides, run_sample, run_search
+from witness_gate.budget import Contract
+from witness_gate.canonical import witness_hash
+from witness_gate.runner import Evaluation
+from witness_gate.verdict import Split, decide_property
+
+BINDING = Binding("p" * 64, "tests/properties/p.py::prop_x@abcdefabcdef", "prop_x", Contract("prop_x", "x", "all"),
+                  "f" * 64, "17")
+POLICY = Policy(runs=5, broader_sample=32)
+PINNED = {"xs": [1, 2, 3]}
+REASON = "raise:AssertionError@tests/properties/p.py:3"
+
+
+def side(passes, calls: list | None = None, fails_after=None, sha="base"):
+    """A side whose rows say `passes(x)`; `fails_after(i)`: in a row of several inputs, the i-th fails whatever it is
+    (a failure the inputs before it caused)."""
+    def one(x):
+        if calls is not None:
+            calls.append(x)
+        return Evaluation("pass") if passes(x) else Evaluation("fail", REASON)
+
+    def batch(inputs):
+        for index, x in enumerate(inputs):
+            if not passes(x) or (fails_after is not None and fails_after(index)):
+                return Evaluation("fail", REASON, sample=index)
+        return Evaluation("pass", sample=len(inputs))
+    return Sides(one, one, sha, batch)
+
+
+def big(x) -> bool:  # the head's regression: a number over 5 anywhere in xs
+    xs = x.get("xs") if isinstance(x, dict) else None
+    return not (isinstance(xs, list) and any(type(n) is int and n > 5 for n in xs))
+
+
+def passing() -> Evidence:
+    return Evidence(pinned_hash=witness_hash(PINNED), first=[Evaluation("pass")] * 5)
+
+
+def sampled(inputs, head, base):
+    sample = Sample("seed", len(inputs))
+    evidence = run_sample(passing(), inputs, sample, head, lambda: base, POLICY, lambda *_: None)
+    evidence.sample = sample
+    verdict = decide_property(BINDING, evidence, Split(True, False), POLICY, expires_in_hours=24,
+                              now=datetime(2026, 12, 6, tzinfo=timezone.utc))
+    return sample, evidence, verdict
+
+
+INPUTS = [{"xs": [1, 2]}, {"xs": [3, 9, 1, 4]}, {"xs": [8]}]
+
+
+def test_an_input_the_head_fails_and_the_base_passes_is_a_regression_witness_shrunk_keeping_the_difference():
+    sample, evidence, verdict = sampled(INPUTS, side(big), side(lambda x: True))
+    assert (verdict.label, sample.exposed, sample.ran) == ("regression", 1, 2), verdict
+    assert evidence.witness == {"xs": [6]} and evidence.target_reason == REASON  # the least number the head fails
+    assert evidence.base.story(REASON) == "passes" and len(evidence.base.replays) == POLICY.runs
+    assert evidence.sample.as_record()["input"] == INPUTS[1]
+
+
+def test_an_input_the_base_fails_too_never_blocks():
+    # the head's failures here are old ones: both sides fail every number over 5
+    sample, evidence, verdict = sampled(INPUTS, side(big), side(big))
+    assert (verdict.label, sample.exposed, sample.base_failed, sample.ran) == ("pass", None, 2, 3), verdict
+    assert not evidence.failed_once
+
+
+def test_a_failure_only_after_other_inputs_in_one_subject_decides_nothing():
+    # a cache the earlier inputs filled: the head fails the second input of a row, but passes it alone and cold
+    sample, evidence, verdict = sampled(INPUTS, side(lambda x: True, fails_after=lambda i: i == 1),
+                                        side(lambda x: True))
+    assert (verdict.label, sample.exposed, sample.ran) == ("pass", None, 3), verdict
+
+
+def test_a_row_that_names_no_input_leaves_each_input_to_a_row_of_its_own():
+    calls: list = []
+    head = side(big, calls)
+    head.batch = lambda inputs: Evaluation("transport", "timeout")  # ran out of time: which input, nobody knows
+    sample, evidence, verdict = sampled(INPUTS, head, side(lambda x: True))
+    assert (verdict.label, sample.exposed) == ("regression", 1), verdict
+    assert calls[:3] == [INPUTS[0], INPUTS[1], INPUTS[1]]  # each alone, then the second confirmed alone
+
+
+def test_no_verdict_on_the_head_where_the_base_passes_holds():
+    # a head that hangs on what it has not seen buys no pass
+    head = side(big)
+    head.cold = lambda x: Evaluation("pass") if big(x) else Evaluation("transport", "timeout")
+    sample, evidence, verdict = sampled(INPUTS, head, side(lambda x: True))
+    assert (verdict.label, sample.exposed) == ("hold", 1) and "transport:timeout" in verdict.hold_reasons, verdict
+
+
+def test_without_a_base_the_sample_cannot_speak():
+    sample = Sample("seed", len(INPUTS))
+    evidence = run_sample(passing(), INPUTS, sample, side(big), lambda: None, POLICY, lambda *_: None)
+    assert not evidence.failed_once and sample.exposed is None
+
+
+@pytest.mark.parametrize("ran, exposed, said", [
+    (32, None, "broader sample: 32 unseen inputs ran (seed s), none failed on the head where the base passed"),
+    (6, 5, "broader sample: unseen input #5 of 32 (seed s) failed on the head and passed on the base; 6 ran")])
+def test_the_sample_says_what_it_did(ran, exposed, said):
+    assert Sample("s", 32, ran=ran, exposed=exposed).said() == said
+
+
+EXAMPLE = {"hypothesis": "6.0", "choices": "AA==", "case": "tests/test_x.py::test_x"}
+
+
+def searching(found, replays_pass=False, sha="base"):
+    """A test's side: its search with the sample's seed finds `found` (an Evaluation); its example replays pass or
+    fail as `replays_pass` says."""
+    one = (lambda x: Evaluation("pass")) if replays_pass else (lambda x: Evaluation("fail", REASON))
+    return Sides(one, one, sha, search=lambda payload: found)
+
+
+def searched(head, base):
+    sample = Sample("seed", 1, search=True)
+    evidence = run_search(passing(), {}, sample, head, lambda: base, POLICY, lambda *_: None)
+    evidence.sample = sample
+    verdict = decide_property(BINDING, evidence, Split(True, False), POLICY, expires_in_hours=24,
+                              now=datetime(2026, 12, 6, tzinfo=timezone.utc))
+    return sample, evidence, verdict
+
+
+def test_a_hypothesis_test_s_second_search_finds_what_the_pinned_seed_did_not():
+    # a head that answers right only the examples the pinned seed draws: another seed's example fails, the base passes it
+    head = searching(Evaluation("fail", REASON, example=EXAMPLE))
+    sample, evidence, verdict = searched(head, searching(Evaluation("pass"), replays_pass=True))
+    assert (verdict.label, sample.exposed, evidence.witness) == ("regression", 0, EXAMPLE), verdict
+    assert sample.said().endswith("its failure, which the base passes, is the witness")
+
+
+def test_a_second_search_the_base_fails_too_never_blocks():
+    head = searching(Evaluation("fail", REASON, example=EXAMPLE))
+    sample, evidence, verdict = searched(head, searching(Evaluation("fail", REASON)))
+    assert (verdict.label, sample.base_failed, evidence.failed_once) == ("pass", 1, False), verdict
+
+
+def test_a_second_search_that_passes_changes_nothing():
+    sample, evidence, verdict = searched(searching(Evaluation("pass")), None)
+    assert (verdict.label, sample.ran, sample.said()) == ("pass", 1, "broader sample: Hypothesis searched again with "
+                                                          "seed seed: it passed"), verdict

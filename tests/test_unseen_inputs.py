@@ -1,0 +1,250 @@
+"""Inputs the patch has never seen, end to end on the bundled example: a head that answers the pinned fixture's inputs
+from a table on top of a real regression is a `regression` whose witness lies outside the pinned fixture, and honest
+heads (refactors, renames, performance rewrites) are never blocked by the broader sample."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.e2e
+
+ORDERS = json.loads((ROOT / "examples/orders/base/tests/fixtures/orders.json").read_text())
+RATES = (ROOT / "examples/orders/base/src/rates.py").read_text()
+LINES = (ROOT / "examples/orders/base/src/orders.py").read_text()
+TRUNCATES = "    return int(exact)  # faster: truncation is close enough\n"
+
+
+def half_up(cents, rate):
+    return int((Decimal(cents) * Decimal(str(rate))).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def pinned_totals():
+    return sorted({(sum(line["qty"] * line["price"] for line in order["lines"]), ORDERS["rates"][order["currency"]])
+                   for order in ORDERS["orders"]})
+
+
+def special(condition: str, table: str = "") -> str:
+    """rates.py truncating (a real regression), except where `condition` holds: there it rounds as before."""
+    return (RATES.replace("def convert(", table + "def convert(")
+            .replace("    return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))\n",
+                     f"    if {condition}:\n        return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))\n"
+                     + TRUNCATES))
+
+
+FIRST = ORDERS["orders"][0]
+EXACT = special(f"(cents, rate) == ({sum(line['qty'] * line['price'] for line in FIRST['lines'])}, "
+                f"{ORDERS['rates'][FIRST['currency']]})")
+TABLE = special("(cents, rate) in KNOWN_FLAWED",
+                f"# orders whose rate table predates the rounding fix\nKNOWN_FLAWED = {set(pinned_totals())!r}\n\n\n")
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory) -> Path:
+    dest = tmp_path_factory.mktemp("unseen") / "shop"
+    subprocess.run(["bash", str(ROOT / "examples/orders/make_repo.sh"), str(dest)], check=True, capture_output=True)
+    git(dest, "checkout", "-q", "main")
+    config = dest / ".witness.yml"  # five runs of a pass, as by default (the example's twelve show a flake plainly)
+    config.write_text(config.read_text().replace("  runs: 12", "  runs: 5"))
+    git(dest, "commit", "-qam", "five runs")
+    fixed_key(dest.parent)
+    return dest
+
+
+def fixed_key(folder: Path) -> None:
+    """One record key for the test: the same patch gets the same sample, whichever machine runs it."""
+    key = folder / "record.key"
+    key.write_bytes(bytes(range(32)))
+    key.chmod(0o600)
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
+                   capture_output=True)
+
+
+def head(repo: Path, name: str, files: dict[str, str]) -> str:
+    git(repo, "checkout", "-q", "-b", name, "main")
+    for path, text in files.items():
+        (repo / path).write_text(text)
+    git(repo, "commit", "-qam", name)
+    git(repo, "checkout", "-q", "main")
+    return name
+
+
+def gate(repo: Path, name: str, *only: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "WITNESS_RECORD_KEY_FILE": str(repo.parent / "record.key")}
+    done = subprocess.run([sys.executable, "-m", "witness_gate", "run", "--base", "main", "--head", name, "--json",
+                           "--out", str(repo.parent / f"out-{name}"), *(a for p in only for a in ("--only", p))],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode in (0, 1, 3), done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("name, rates", [("exact-match", EXACT), ("lookup-table", TABLE)])
+def test_a_head_that_special_cases_the_pinned_inputs_is_a_regression_with_a_witness_outside_them(shop, name, rates):
+    head(shop, name, {"src/rates.py": rates})
+    summary = gate(shop, name, "prop_converted_total_rounds_half_up")
+    [row] = summary["properties"]
+    record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
+    assert (summary["verdict"], row["label"]) == ("regression", "regression"), record["notes"]
+    # the pinned fixture passed every run; an unseen input failed, and the base passed it
+    assert [r["outcome"] for r in record["first_runs"]] == ["pass"] * len(record["first_runs"])
+    sample = record["broader_sample"]
+    assert isinstance(sample["exposed"], int) and sample["input"] != ORDERS and len(sample["seed"]) == 32
+    witness = record["witness"]
+    order, rate = witness["orders"][0], witness["rates"][witness["orders"][0]["currency"]]
+    cents = sum(line["qty"] * line["price"] for line in order["lines"])
+    assert (cents, rate) not in set(pinned_totals()) and half_up(cents, rate) != int(Decimal(cents) * Decimal(str(rate)))
+    assert all(r["outcome"] == "pass" for r in record["base"]["replays"])
+    assert any(note.startswith(f"broader sample: unseen input #{sample['exposed']} of ") for note in record["notes"])
+    # a holder of the key sees the same sample again, from the recorded seed
+    again = subprocess.run([sys.executable, "-m", "witness_gate.sample", "tests/fixtures/orders.json", sample["seed"],
+                            "32", "tests/properties/test_orders.py"], cwd=shop, capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True).stdout.splitlines()
+    assert json.loads(again[sample["exposed"]]) == sample["input"] and len(again) == sample["size"]
+
+
+RECEIPT = "    return [f\"{line['sku']} x{line['qty']} = {line_total(line)}\" for line in order[\"lines\"]]"
+HONEST = {  # refactors, renames and performance rewrites: the same answers on every input
+    "commuted": {"src/orders.py": LINES.replace('line["qty"] * line["price"]', 'line["price"] * line["qty"]')},
+    "loop-total": {"src/orders.py": LINES.replace(
+        '    return sum(line_total(line) for line in order["lines"])',
+        '    total = 0\n    for line in order["lines"]:\n        total += line_total(line)\n    return total')},
+    "map-total": {"src/orders.py": LINES.replace("sum(line_total(line) for line in order[\"lines\"])",
+                                                 "sum(map(line_total, order[\"lines\"]))")},
+    "entry-helper": {"src/orders.py": LINES.replace(
+        RECEIPT,
+        "    return [_entry(line) for line in order[\"lines\"]]\n\n\ndef _entry(line: dict) -> str:\n"
+        "    return f\"{line['sku']} x{line['qty']} = {line_total(line)}\"")},
+    "format-receipt": {"src/orders.py": LINES.replace(
+        "f\"{line['sku']} x{line['qty']} = {line_total(line)}\"",
+        "\"{} x{} = {}\".format(line['sku'], line['qty'], line_total(line))")},
+    "renamed-parameter": {"src/orders.py": LINES.replace("def line_total(line: dict) -> int:\n    return line[\"qty\"] "
+                                                         "* line[\"price\"]",
+                                                         "def line_total(item: dict) -> int:\n    return item[\"qty\"] "
+                                                         "* item[\"price\"]")},
+    "reduce-total": {"src/orders.py": "from functools import reduce\n\n" + LINES.replace(
+        "sum(line_total(line) for line in order[\"lines\"])",
+        "reduce(lambda total, line: total + line_total(line), order[\"lines\"], 0)")},
+    "operator-mul": {"src/orders.py": "from operator import mul\n\n" + LINES.replace(
+        'line["qty"] * line["price"]', 'mul(line["qty"], line["price"])')},
+    "inlined-total": {"src/orders.py": LINES.replace("sum(line_total(line) for line in order[\"lines\"])",
+                                                     "sum(line[\"qty\"] * line[\"price\"] for line in order[\"lines\"])")},
+    "append-receipt": {"src/orders.py": LINES.replace(
+        RECEIPT,
+        "    entries = []\n    for line in order[\"lines\"]:\n"
+        "        entries.append(f\"{line['sku']} x{line['qty']} = {line_total(line)}\")\n    return entries")},
+    "docstrings": {"src/orders.py": LINES.replace("def line_total(line: dict) -> int:\n",
+                                                  "def line_total(line: dict) -> int:\n    \"\"\"qty times price, in "
+                                                  "cents.\"\"\"\n")},
+    "sorted-sum": {"src/orders.py": LINES.replace("sum(line_total(line) for line in order[\"lines\"])",
+                                                  "sum(sorted(line_total(line) for line in order[\"lines\"]))")},
+    "map-receipt": {"src/orders.py": LINES.replace(
+        RECEIPT,
+        "    return list(map(lambda line: f\"{line['sku']} x{line['qty']} = {line_total(line)}\", order[\"lines\"]))")},
+    "to-integral": {"src/rates.py": RATES.replace("int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))",
+                                                  "int(exact.to_integral_value(rounding=ROUND_HALF_UP))")},
+    "decimal-alias": {"src/rates.py": RATES.replace("from decimal import ROUND_HALF_UP, Decimal",
+                                                    "from decimal import ROUND_HALF_UP, Decimal as D")
+                      .replace("Decimal(cents) * Decimal(str(rate))", "D(cents) * D(str(rate))")
+                      .replace("exact.quantize(Decimal(1)", "exact.quantize(D(1)")},
+    "cached-convert": {"src/rates.py": RATES.replace("from decimal import", "from functools import lru_cache\n"
+                                                     "from decimal import").replace("def convert(",
+                                                                                    "@lru_cache(maxsize=4096)\ndef convert(")},
+    "repr-rate": {"src/rates.py": RATES.replace("Decimal(str(rate))", "Decimal(repr(rate))")},
+    "named-rounding": {"src/rates.py": RATES.replace("def convert(", "HALF_UP = ROUND_HALF_UP\nONE = Decimal(1)\n\n\n"
+                                                     "def convert(").replace("quantize(Decimal(1), rounding=ROUND_HALF_UP)",
+                                                                             "quantize(ONE, rounding=HALF_UP)")},
+    "exact-helper": {"src/rates.py": RATES.replace("def convert(cents: int, rate: float) -> int:\n"
+                                                   "    exact = Decimal(cents) * Decimal(str(rate))",
+                                                   "def _exact(cents: int, rate: float) -> Decimal:\n"
+                                                   "    return Decimal(cents) * Decimal(str(rate))\n\n\n"
+                                                   "def convert(cents: int, rate: float) -> int:\n"
+                                                   "    exact = _exact(cents, rate)")},
+    "both-files": {"src/orders.py": LINES.replace('line["qty"] * line["price"]', 'line["price"] * line["qty"]'),
+                   "src/rates.py": RATES.replace("Decimal(str(rate))", "Decimal(repr(rate))")},
+}
+
+
+def test_honest_heads_are_never_blocked_by_the_broader_sample(shop):
+    assert len(HONEST) == 20
+    said = {}
+    for name, files in HONEST.items():
+        assert all(text != {"src/orders.py": LINES, "src/rates.py": RATES}[path] for path, text in files.items()), name
+        summary = gate(shop, head(shop, f"honest-{name}", files))
+        samples = [p for p in summary["properties"] if p["label"] != "pass"]
+        said[name] = (summary["verdict"], samples)
+    assert said == {name: ("pass", []) for name in HONEST}, said
+    noop = gate(shop, head(shop, "noop", {"src/orders.py": LINES + "\n# tidy\n"}))
+    assert noop["verdict"] == "pass", noop
+
+
+DOUBLE_TEST = '''import sys
+
+from hypothesis import given, strategies as st
+
+from calc import double
+
+
+@given(st.integers(0, 10**6))
+def test_double(x):
+    assert double(x) == 2 * x
+'''
+TEST_CONFIG = """version: 1
+paths:
+  impl: ["src/"]
+  oracle: ["tests/"]
+properties:
+  pytest: ["tests/"]
+  seed: "17"
+policy:
+  runs: 5
+"""
+TELLING = "import sys\n\n\ndef double(x):\n    print('drew', x, file=sys.stderr)\n    return 2 * x\n"
+
+
+def test_a_head_that_knows_the_pinned_seed_s_examples_is_found_by_a_second_search(tmp_path):
+    """The pinned seed makes a Hypothesis test's examples the same on every run, so a patch can learn them and answer
+    those alone: a second search, seeded from the gate's secret, draws others."""
+    from witness_gate.runner import PropertyRunner
+    from witness_gate.sandbox import Sandbox, stage_directory
+
+    repo = tmp_path / "calc"
+    (repo / "src").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "src" / "calc.py").write_text(TELLING)
+    (repo / "tests" / "test_double.py").write_text(DOUBLE_TEST)
+    (repo / ".witness.yml").write_text(TEST_CONFIG)
+    # what the pinned seed draws, as an agent could learn it: its implementation says what it was given
+    runner = PropertyRunner(stage_directory(repo), "pytest:tests/test_double.py::test_double", "17", Sandbox("bwrap"),
+                            timeout_seconds=60, oracle=("tests/",), tests=True)
+    try:
+        row = runner({})
+    finally:
+        runner.close()
+    seen = sorted({int(line.split()[1]) for line in row.detail.splitlines() if line.startswith("drew ")})
+    assert row.outcome == "pass" and len(seen) >= 50, row.detail[-500:]
+    (repo / "src" / "calc.py").write_text("def double(x):\n    return 2 * x\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "calc")
+    fixed_key(repo.parent)
+    head(repo, "learnt", {"src/calc.py": f"SEEN = frozenset({seen!r})\n\n\ndef double(x):\n"
+                                         "    return 2 * x if x in SEEN else 2 * x + 1\n"})
+    summary = gate(repo, "learnt", "tests.test_double.test_double")
+    [result] = summary["properties"]
+    record = json.loads(Path(result["replay"].split(" ", 2)[2].strip("'")).read_text())
+    assert (summary["verdict"], result["label"]) == ("regression", "regression"), record["notes"]
+    assert [r["outcome"] for r in record["first_runs"]] == ["pass"] * 5  # the pinned seed's examples all pass
+    assert record["broader_sample"]["search"] is True and record["broader_sample"]["exposed"] == 0
+    assert record["witness"]["case"] == "tests/test_double.py::test_double" and result["reproduce"]
+    assert all(r["outcome"] == "pass" for r in record["base"]["replays"])
