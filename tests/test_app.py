@@ -122,6 +122,22 @@ def test_a_regression_fails_with_the_witness_and_an_annotation(stack, double, tm
     assert "agrees with the record" in pasted.stdout
 
 
+def test_a_head_that_answers_only_the_pinned_inputs_is_a_regression_found_by_inputs_it_never_saw(stack, double,
+                                                                                                 tmp_path):
+    # right for exactly the pinned fixture's values, wrong everywhere else: the broader sample's inputs are drawn
+    # from the App's own secret, so the head cannot know them
+    known = "def double(x):\n    return x + x if -20 <= x < 20 else x + x + 1\n\ndef total(xs):\n    return sum(xs)\n"
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": known})
+    run, _ = gate(stack, double, name)
+    assert (run["conclusion"], run["output"]["title"]) == ("failure", "regression: prop_double"), run["output"]
+    assert "failed on the head and passed on the base" in run["output"]["summary"], run["output"]["summary"][-3000:]
+    record = requests.get(run["details_url"], timeout=5).json()
+    [attempt] = [a for a in record["attempts"] if a["assertion_id"] == "prop_double"]
+    attempt = requests.get(f"{stack.url}/records/{attempt['record_id']}", timeout=5).json()
+    assert isinstance(attempt["broader_sample"]["exposed"], int) and len(attempt["broader_sample"]["seed"]) == 32
+    assert any(not -20 <= x < 20 for x in attempt["witness"]["xs"]), attempt["witness"]
+
+
 def test_a_flake_needs_a_person_and_proposes_a_freeze(stack, double, tmp_path):
     name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"}, props=CALC_PROPS + COIN)
     run, _ = gate(stack, double, name)

@@ -3,6 +3,8 @@ then one job per property and the verdict), apply (the check run)."""
 
 from __future__ import annotations
 
+import hashlib
+
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -244,11 +246,19 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
                    sink=StoreSink(ctx.store, run_id),  # the record goes straight to the store
                    source={"head_sha": run.head_sha, "head_tree": run.details.get("head_tree", ""),
                            "base_sha": run.base_sha, "oracle_paths": list(oracle)},
-                   base=base_of(ctx, api, run, config, sandbox, reporter.say))
+                   base=base_of(ctx, api, run, config, sandbox, reporter.say),
+                   sample_secret=sample_secret(ctx.settings))
     pinned = Pinned(*pytests.pinned(config.seed, config.generator_version)) if prop.node else \
         pin_from_base(api, run.base_sha, config, prop.assertion_id)  # a pytest test has no fixture file
     result = gate.gate_one(prop, pinned)
     return {"assertion_id": assertion_id, "label": result.verdict.label}
+
+
+def sample_secret(settings) -> bytes:
+    """The broader sample's secret: the App's private key's (never in a sandbox), so every worker draws the same sample
+    for the same patch; an App not yet registered has only its webhook secret."""
+    key = settings.private_key.encode("utf-8") if settings.private_key else settings.webhook_secret
+    return hashlib.sha256(b"witness-gate broader sample\0" + key).digest()
 
 
 def finish_run(run_id: str, target: dict[str, Any]) -> dict[str, Any]:
