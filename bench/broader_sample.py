@@ -70,12 +70,13 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="two rounds: the bench still works")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--size", type=int, default=32, help="policy.broader_sample with the sample on")
+    parser.add_argument("--property", default=ONE, help="the one property of the first figure")
     args = parser.parse_args()
     rounds = 2 if args.quick else args.rounds
     folder = Path(tempfile.mkdtemp(prefix="bench-sample-"))
     try:
         off, on = repository(folder, 0), repository(folder, args.size)
-        for name, only in (("one property", (ONE,)), ("three properties", ())):
+        for name, only in ((f"one property ({args.property})", (args.property,)), ("three properties", ())):
             times: dict[str, list[float]] = {"off": [], "on": []}
             gate(off, folder / "warm-off", only)  # the first run of each pays for what later runs find made
             gate(on, folder / "warm-on", only)

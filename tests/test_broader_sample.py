@@ -60,7 +60,7 @@ INPUTS = [{"xs": [1, 2]}, {"xs": [3, 9, 1, 4]}, {"xs": [8]}]
 
 def test_an_input_the_head_fails_and_the_base_passes_is_a_regression_witness_shrunk_keeping_the_difference():
     sample, evidence, verdict = sampled(INPUTS, side(big), side(lambda x: True))
-    assert (verdict.label, sample.exposed, sample.ran) == ("regression", 1, 2), verdict
+    assert (verdict.label, sample.exposed, sample.ran) == ("regression", 1, 3), verdict
     assert evidence.witness == {"xs": [6]} and evidence.target_reason == REASON  # the least number the head fails
     assert evidence.base.story(REASON) == "passes" and len(evidence.base.replays) == POLICY.runs
     assert evidence.sample.as_record()["input"] == INPUTS[1]
@@ -86,7 +86,7 @@ def test_a_row_that_names_no_input_leaves_each_input_to_a_row_of_its_own():
     head.batch = lambda inputs: Evaluation("transport", "timeout")  # ran out of time: which input, nobody knows
     sample, evidence, verdict = sampled(INPUTS, head, side(lambda x: True))
     assert (verdict.label, sample.exposed) == ("regression", 1), verdict
-    assert calls[:3] == [INPUTS[0], INPUTS[1], INPUTS[1]]  # each alone, then the second confirmed alone
+    assert calls[:4] == [*INPUTS, INPUTS[1]]  # each alone, then the second confirmed alone
 
 
 def test_no_verdict_on_the_head_where_the_base_passes_holds():
@@ -95,6 +95,16 @@ def test_no_verdict_on_the_head_where_the_base_passes_holds():
     head.cold = lambda x: Evaluation("pass") if big(x) else Evaluation("transport", "timeout")
     sample, evidence, verdict = sampled(INPUTS, head, side(lambda x: True))
     assert (verdict.label, sample.exposed) == ("hold", 1) and "transport:timeout" in verdict.hold_reasons, verdict
+
+
+def test_a_head_that_hangs_on_unseen_inputs_costs_one_timeout_a_side_not_one_an_input():
+    calls: list = []
+    head = side(lambda x: True, calls)
+    head.batch = lambda inputs: Evaluation("transport", "timeout")
+    head.cold = lambda x: (calls.append(x), Evaluation("transport", "timeout"))[1]
+    sample, evidence, verdict = sampled(INPUTS * 10, head, side(lambda x: True))
+    assert (verdict.label, sample.exposed, sample.ran) == ("hold", 0, 1), verdict
+    assert len(calls) == 2 + POLICY.runs  # the first input alone, confirmed alone, then its replays
 
 
 def test_without_a_base_the_sample_cannot_speak():

@@ -64,16 +64,24 @@ def run_sample(evidence: Evidence, inputs: list[Any], sample: Sample, head: Side
                policy: Policy, progress: Progress) -> Evidence:
     """`evidence` (the pinned payload passed) with a witness from the sample when an input separates head from base:
     shrunk, replayed, and its base replays on record. `base` gives the base's sides on first use (most heads fail no
-    input, and then the base is never checked out)."""
-    sides = None
-    for index in _not_passing(inputs, head, sample, progress):
-        candidate = inputs[index]
-        sides = sides or base()
-        if sides is None:
-            return evidence  # no base to tell the patch's failures from old ones: the sample cannot speak
-        if sides.warm(candidate).outcome != "pass":
-            sample.base_failed += 1
+    input, and then the base is never checked out); the inputs the head did not pass go to the base together."""
+    failing = []
+    for index, outcome in _not_passing(inputs, head, sample, progress):
+        failing.append(index)
+        if outcome == "transport":
+            break  # no verdict (a hang, a broken boundary): the next inputs could each take as long
+    if not failing:
+        return evidence
+    sides = base()
+    if sides is None:
+        return evidence  # no base to tell the patch's failures from old ones: the sample cannot speak
+    on_base = [inputs[index] for index in failing]
+    base_fails = {failing[at] for at, _ in _not_passing(on_base, sides, Sample("", len(on_base)), lambda *_: None)}
+    sample.base_failed = len(base_fails)
+    for index in failing:
+        if index in base_fails:
             continue
+        candidate = inputs[index]
         first = head.cold(candidate)  # alone, in a subject of its own: the row that counts
         if first.outcome == "pass":
             continue  # it failed only after the inputs before it in one subject: that decides nothing
@@ -85,13 +93,13 @@ def run_sample(evidence: Evidence, inputs: list[Any], sample: Sample, head: Side
     return evidence
 
 
-def _not_passing(inputs: list[Any], head: Sides, sample: Sample, progress: Progress) -> Iterator[int]:
-    """The index of each input the head does not pass, in order: the inputs go in cold rows of several at once, each
-    row ending on the first input it does not pass; a row that names no input (it ran out of time, its judge died)
-    leaves the rest to one cold row each."""
+def _not_passing(inputs: list[Any], side: Sides, sample: Sample, progress: Progress) -> Iterator[tuple[int, str]]:
+    """(index, outcome) of each input `side` does not pass, in order: the inputs go in cold rows of several at once,
+    each row ending on the first input it does not pass; a row that names no input (it ran out of time, its judge
+    died) leaves the rest to one cold row each."""
     start = 0
     while start < len(inputs):
-        row = head.batch(inputs[start:]) if head.batch is not None else None
+        row = side.batch(inputs[start:]) if side.batch is not None else None
         told = row.sample if row is not None else None
         if told is None or not 0 <= told <= len(inputs) - start or (row.outcome == "pass") != (
                 told == len(inputs) - start):
@@ -100,13 +108,14 @@ def _not_passing(inputs: list[Any], head: Sides, sample: Sample, progress: Progr
         progress("sample", sample.ran, len(inputs))
         if row.outcome == "pass":
             return
-        yield start + told
+        yield start + told, row.outcome
         start += told + 1
     for index in range(start, len(inputs)):
         sample.ran = index + 1
         progress("sample", sample.ran, len(inputs))
-        if head.cold(inputs[index]).outcome != "pass":
-            yield index
+        outcome = side.cold(inputs[index]).outcome
+        if outcome != "pass":
+            yield index, outcome
 
 
 def run_search(evidence: Evidence, payload: Any, sample: Sample, head: Sides, base: Callable[[], Sides | None],
@@ -149,7 +158,8 @@ def _witness(evidence: Evidence, candidate: Any, first, head: Sides, base: Sides
     found.witness = found.shrink.witness
     found.witness_hash = witness_hash(found.witness)
     found.replays = replay_series(found.witness, head.cold, policy.runs, "replay", progress)
-    if not all(row.outcome == "fail" for row in found.replays):  # as run_attempt does: the wide input's own series
+    if found.witness_hash != witness_hash(candidate) and not all(row.outcome == "fail" for row in found.replays):
+        # as run_attempt does: the wide input's own series
         found.unshrunk_replays = replay_series(candidate, head.cold, policy.runs, "replay-unshrunk", progress,
                                                at_once=False)
     found.base = BaseEvidence(base.sha, replay_series(found.witness, base.cold, policy.runs, "replay-base", progress))

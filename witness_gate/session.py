@@ -237,7 +237,8 @@ class GateRun:
             runner = self._base_runner(code, target, binding)
             search = self._base_runner(code, target, binding, seed) if target.node else None
             opened.extend((runner, search))
-            return SampleSides(getattr(runner, "candidate", runner), runner, code.sha, search=search)
+            return SampleSides(getattr(runner, "candidate", runner), runner, code.sha, search=search,
+                               batch=getattr(runner, "evaluate_sample", None) if self.config.command is None else None)
 
         try:
             if target.node:  # a Hypothesis test: its own search, seeded anew
