@@ -248,3 +248,32 @@ def test_a_head_that_knows_the_pinned_seed_s_examples_is_found_by_a_second_searc
     assert record["broader_sample"]["search"] is True and record["broader_sample"]["exposed"] == 0
     assert record["witness"]["case"] == "tests/test_double.py::test_double" and result["reproduce"]
     assert all(r["outcome"] == "pass" for r in record["base"]["replays"])
+
+
+def test_the_second_search_s_seed_is_told_to_the_judge_alone(tmp_path):
+    # found by a reviewer: the search ran with the sample's seed as the pinned one, so its subject was told it
+    # (WITNESS_SEED, and a hash seed of its own) and could tell the second search from the first
+    from witness_gate.runner import PropertyRunner
+    from witness_gate.sandbox import Sandbox, stage_directory
+
+    repo = tmp_path / "calc"
+    (repo / "src").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "src" / "calc.py").write_text(
+        "import os, sys\n\n\ndef double(x):\n    print('drew', x, 'env', sorted(os.environ.items()), file=sys.stderr)\n"
+        "    return 2 * x\n")
+    (repo / "tests" / "test_double.py").write_text(DOUBLE_TEST)
+    staged = stage_directory(repo)
+    drawn = {}
+    for search_seed in ("", "5eed" * 8):
+        runner = PropertyRunner(staged, "pytest:tests/test_double.py::test_double", "17", Sandbox("bwrap"),
+                                timeout_seconds=60, oracle=("tests/",), tests=True, search_seed=search_seed)
+        try:
+            row = runner({})
+        finally:
+            runner.close()
+        lines = [line for line in row.detail.splitlines() if line.startswith("drew ")]
+        assert row.outcome == "pass" and lines, row.detail[-500:]
+        assert "5eed" not in row.detail and all("('WITNESS_SEED', '17')" in line for line in lines)
+        drawn[search_seed] = {line.split()[1] for line in lines}
+    assert drawn[""] != drawn["5eed" * 8]  # the judge drew other examples: it alone was told the seed

@@ -9,10 +9,10 @@ fails, are not the patch's doing and never block. Warm rows only look; every row
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from witness_gate.attempt import Evaluate, Evidence, Policy, Progress, replay_series
+from witness_gate.attempt import Evaluate, Evidence, Policy, Progress, distorted_example, replay_series
 from witness_gate.baseline import BASE_FAILS, BaseEvidence
 from witness_gate.canonical import witness_hash
 from witness_gate.shrink import ShrinkResult, shrink
@@ -41,11 +41,13 @@ class Sample:
     exposed: int | None = None  # the index of the input the head failed and the base passed
     exposed_input: Any = None
     search: bool = False  # a Hypothesis test's: its search again, with the sample's seed
+    in_row: int = 0  # inputs the head failed only after others in one subject, and passed alone
+    holds: list[str] = field(default_factory=list)  # why the attempt cannot pass (sample_state:<index>)
 
     def as_record(self) -> dict[str, Any]:
         return {"seed": self.seed, "size": self.size, "ran": self.ran, "base_failed": self.base_failed,
                 "exposed": self.exposed, "input": self.exposed_input if self.exposed is not None else None,
-                **({"search": True} if self.search else {})}
+                "in_row": self.in_row, **({"search": True} if self.search else {})}
 
     def said(self) -> str:
         """The sample in a line, for people."""
@@ -56,8 +58,14 @@ class Sample:
         if self.exposed is not None:
             return (f"broader sample: unseen input #{self.exposed} of {self.size} (seed {self.seed}) failed on the "
                     f"head and passed on the base; {self.ran} ran")
+        if self.holds:
+            return (f"broader sample: the head failed unseen input #{self.holds[0].rpartition(':')[2]} of {self.size} "
+                    f"(seed {self.seed}) after the inputs before it in one subject, again when they were replayed, "
+                    "and passes it alone; the base passes the same inputs in one subject: state kept between calls "
+                    "(a cache, a counter) answers differently, which a person should look at")
         return (f"broader sample: {self.ran} unseen inputs ran (seed {self.seed}), none failed on the head where the "
-                f"base passed" + (f" ({self.base_failed} failed on both)" if self.base_failed else ""))
+                f"base passed" + (f" ({self.base_failed} failed on both)" if self.base_failed else "")
+                + (f"; {self.in_row} failed only after others in one subject and passed alone" if self.in_row else ""))
 
 
 def run_sample(evidence: Evidence, inputs: list[Any], sample: Sample, head: Sides, base: Callable[[], Sides | None],
@@ -65,9 +73,9 @@ def run_sample(evidence: Evidence, inputs: list[Any], sample: Sample, head: Side
     """`evidence` (the pinned payload passed) with a witness from the sample when an input separates head from base:
     shrunk, replayed, and its base replays on record. `base` gives the base's sides on first use (most heads fail no
     input, and then the base is never checked out); the inputs the head did not pass go to the base together."""
-    failing = []
-    for index, outcome in _not_passing(inputs, head, sample, progress):
-        failing.append(index)
+    failing: list[tuple[int, int]] = []  # (the input's index, where its row started)
+    for index, outcome, start in _not_passing(inputs, head, sample, progress):
+        failing.append((index, start))
         if outcome == "transport":
             break  # no verdict (a hang, a broken boundary): the next inputs could each take as long
     if not failing:
@@ -75,28 +83,45 @@ def run_sample(evidence: Evidence, inputs: list[Any], sample: Sample, head: Side
     sides = base()
     if sides is None:
         return evidence  # no base to tell the patch's failures from old ones: the sample cannot speak
-    on_base = [inputs[index] for index in failing]
-    base_fails = {failing[at] for at, _ in _not_passing(on_base, sides, Sample("", len(on_base)), lambda *_: None)}
+    on_base = [inputs[index] for index, _ in failing]
+    base_fails = {failing[at][0] for at, *_ in _not_passing(on_base, sides, Sample("", len(on_base)),
+                                                             lambda *_: None)}
     sample.base_failed = len(base_fails)
-    for index in failing:
+    for index, start in failing:
         if index in base_fails:
             continue
         candidate = inputs[index]
         first = head.cold(candidate)  # alone, in a subject of its own: the row that counts
         if first.outcome == "pass":
-            continue  # it failed only after the inputs before it in one subject: that decides nothing
-        if sides.cold(candidate).outcome != "pass":
-            sample.base_failed += 1
+            sample.in_row += 1
+            if _kept_state(inputs[start:index + 1], head, sides):
+                sample.holds.append(f"sample_state:{index}")
+                return evidence
+            continue
+        if _series_passing(candidate, sides.cold, policy, progress) is None:
+            sample.base_failed += 1  # the base fails it too, if only sometimes: not the patch's doing
             continue
         sample.exposed, sample.exposed_input = index, candidate
         return _witness(evidence, candidate, first, head, sides, policy, progress)
     return evidence
 
 
-def _not_passing(inputs: list[Any], side: Sides, sample: Sample, progress: Progress) -> Iterator[tuple[int, str]]:
-    """(index, outcome) of each input `side` does not pass, in order: the inputs go in cold rows of several at once,
-    each row ending on the first input it does not pass; a row that names no input (it ran out of time, its judge
-    died) leaves the rest to one cold row each."""
+def _kept_state(row: list[Any], head: Sides, base: Sides) -> bool:
+    """Whether the head fails the last of `row` again after the others in one subject, where the base passes them all
+    so: a failure the inputs before it caused, which the base's code does not have (a cache that answers for the wrong
+    input, or an implementation right only on a process's first call: found by a reviewer)."""
+    if head.batch is None or base.batch is None or len(row) < 2:
+        return False
+    again, there = head.batch(row), base.batch(row)
+    return (again.outcome == "fail" and again.sample == len(row) - 1 and there.outcome == "pass"
+            and there.sample == len(row))
+
+
+def _not_passing(inputs: list[Any], side: Sides, sample: Sample,
+                 progress: Progress) -> Iterator[tuple[int, str, int]]:
+    """(index, outcome, where its row started) of each input `side` does not pass, in order: the inputs go in cold
+    rows of several at once, each row ending on the first input it does not pass; a row that names no input (it ran
+    out of time, its judge died) leaves the rest to one cold row each."""
     start = 0
     while start < len(inputs):
         row = side.batch(inputs[start:]) if side.batch is not None else None
@@ -108,21 +133,22 @@ def _not_passing(inputs: list[Any], side: Sides, sample: Sample, progress: Progr
         progress("sample", sample.ran, len(inputs))
         if row.outcome == "pass":
             return
-        yield start + told, row.outcome
+        yield start + told, row.outcome, start
         start += told + 1
     for index in range(start, len(inputs)):
         sample.ran = index + 1
         progress("sample", sample.ran, len(inputs))
         outcome = side.cold(inputs[index]).outcome
         if outcome != "pass":
-            yield index, outcome
+            yield index, outcome, index
 
 
 def run_search(evidence: Evidence, payload: Any, sample: Sample, head: Sides, base: Callable[[], Sides | None],
                policy: Policy, progress: Progress) -> Evidence:
-    """A Hypothesis test's broader sample: its search again, seeded with the sample's seed (SPEC §10). A failure whose
-    example the base passes is the witness, replayed as a Hypothesis example is (alone, in fresh subjects) on both
-    sides; a failure with no example to replay is the search itself, replayed with that seed."""
+    """A Hypothesis test's broader sample: its search again, seeded with the sample's seed (SPEC §10), on the head and,
+    when the head fails it, on the base, whose search must pass `runs` times for the failure to be the patch's. The
+    witness is the example the head's search ended on when the base passes it alone, else the search itself (an
+    example the base cannot replay: the test draws after the implementation failed it)."""
     sample.ran = 1
     progress("sample", 1, 1)
     first = head.search(payload)
@@ -131,20 +157,40 @@ def run_search(evidence: Evidence, payload: Any, sample: Sample, head: Sides, ba
     sides = base()
     if sides is None:
         return evidence
-    witness = first.example if first.example is not None else payload
-    on_head, on_base = (head.cold, sides.cold) if first.example is not None else (head.search, sides.search)
-    if on_base(witness).outcome != "pass":
-        sample.base_failed = 1
+    if _series_passing(payload, sides.search, policy, progress) is None:
+        sample.base_failed = 1  # the base's own search fails too (or cannot be told apart): not the patch's doing
         return evidence
+    example = first.example if first.example is not None and sides.cold(first.example).outcome == "pass" else None
+    witness, on_head, on_base = (example, head.cold, sides.cold) if example is not None else \
+        (payload, head.search, sides.search)
     sample.exposed, sample.exposed_input = 0, witness
     found = Evidence(pinned_hash=evidence.pinned_hash, first=evidence.first, target_reason=first.reason,
                      sample=evidence.sample)
     found.shrink = ShrinkResult(witness, first.reason, steps=0, evaluations=0, stopped=True, budget_hit=False)
     found.witness, found.witness_hash = witness, witness_hash(witness)
     found.replays = replay_series(witness, on_head, policy.runs, "replay", progress)
-    found.base = BaseEvidence(sides.sha, replay_series(witness, on_base, policy.runs, "replay-base", progress))
+    if example is not None and not all(row.outcome == "fail" for row in found.replays):
+        # as a test's own attempt does: the search that found the example has its own series (attempt.py)
+        found.unshrunk_replays = replay_series(payload, head.search, policy.runs, "replay-unshrunk", progress,
+                                               at_once=False)
+        distorted_example(found, payload, head.search, policy, progress)
+        if found.witness_hash == witness_hash(payload):  # the search became the witness: the base's is its series
+            on_base = sides.search
+    found.base = BaseEvidence(sides.sha, replay_series(found.witness, on_base, policy.runs, "replay-base", progress))
     found.base_witness = found.witness_hash
     return found
+
+
+def _series_passing(payload: Any, evaluate: Evaluate, policy: Policy, progress: Progress) -> list | None:
+    """`runs` cold evaluations of `payload`, or None as soon as one does not pass: a base that fails it even once, or
+    gives no verdict, cannot tell the patch's failure from its own (a flaky base: found by a reviewer)."""
+    rows = []
+    for done in range(policy.runs):
+        progress("replay-base", done + 1, policy.runs)
+        rows.append(evaluate(payload))
+        if rows[-1].outcome != "pass":
+            return None
+    return rows
 
 
 def _witness(evidence: Evidence, candidate: Any, first, head: Sides, base: Sides, policy: Policy,
@@ -162,7 +208,16 @@ def _witness(evidence: Evidence, candidate: Any, first, head: Sides, base: Sides
         # as run_attempt does: the wide input's own series
         found.unshrunk_replays = replay_series(candidate, head.cold, policy.runs, "replay-unshrunk", progress,
                                                at_once=False)
-    found.base = BaseEvidence(base.sha, replay_series(found.witness, base.cold, policy.runs, "replay-base", progress))
+    rows = replay_series(found.witness, base.cold, policy.runs, "replay-base", progress)
+    if found.witness_hash != witness_hash(candidate) and any(row.outcome != "pass" for row in rows):
+        # the base does not pass the shrunk witness every time, though it passed the input `runs` times: the input
+        # itself is the witness, which is the patch's doing
+        found.shrink = ShrinkResult(candidate, target, steps=0, evaluations=0, stopped=True, budget_hit=False)
+        found.witness, found.witness_hash = candidate, witness_hash(candidate)
+        found.replays = replay_series(candidate, head.cold, policy.runs, "replay", progress)
+        found.unshrunk_replays = []
+        rows = replay_series(candidate, base.cold, policy.runs, "replay-base", progress)
+    found.base = BaseEvidence(base.sha, rows)
     found.base_witness = found.witness_hash
     return found
 

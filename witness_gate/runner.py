@@ -155,6 +155,8 @@ class PropertyRunner:
     # kept running between evaluations, shared by every runner of one checkout and seed in a gate run (whose end
     # closes them); None: this runner's own, ended with it
     sides: Sides | None = None
+    # a Hypothesis test's search seeded anew (the broader sample's seed): told to the judge alone, never the subject
+    search_seed: str = ""
 
     def __post_init__(self) -> None:
         if self.sides is not None and self.views is None:  # shared sides run on the views they started with
@@ -378,7 +380,9 @@ class PropertyRunner:
         started = time.monotonic()
         try:
             judge.fork({"fixture": self.sandbox.scratch_path(inbox, name), "seq": seq, "property": self.selector,
-                        **({"sample": True} if sample else {})}, [judge_end.fileno(), verdict_w, judge_w])
+                        **({"sample": True} if sample else {}),
+                        **({"search_seed": self.search_seed} if self.search_seed else {})},
+                       [judge_end.fileno(), verdict_w, judge_w])
         except OSError:
             for fd in (verdict_r, judge_r, subject_stderr):
                 os.close(fd)
@@ -522,7 +526,8 @@ class PropertyRunner:
         if mounts:
             seen = self.sandbox.seen(mounts[0])
             subject_env.update(WITNESS_ENV=seen, PATH=f"{seen}/bin:{base['PATH']}")
-        judge_env = {**base, "WITNESS_PROPERTY": self.selector, "WITNESS_SUBJECT_MODULES": ",".join(views.modules),
+        judge_env = {**base, "WITNESS_SEARCH_SEED": self.search_seed,
+                     "WITNESS_PROPERTY": self.selector, "WITNESS_SUBJECT_MODULES": ",".join(views.modules),
                      "WITNESS_NEW_MODULES": ",".join(self.new_modules), "WITNESS_TIMEOUT": str(self.timeout_seconds)}
         if self.judge_environment is not None:
             judge_env["WITNESS_ENV"] = self.sandbox.seen(self._judge_mounts()[0])

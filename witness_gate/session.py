@@ -162,6 +162,8 @@ class GateRun:
                 notes.append(f"failed before on this same patch ({self.failed_before[target.assertion_id]}) but "
                              "not in this attempt: code that fails only on its first evaluation looks like this; "
                              "replay the earlier witness")
+        if evidence is not None and evidence.sample is not None:
+            holds += tuple(evidence.sample.holds)  # the sample saw the head differ in a way no witness holds
         verdict = decide_property(
             binding, evidence, self.split, self.policy,
             expires_in_hours=self.config.expires_in_hours, now=self.now,
@@ -173,7 +175,7 @@ class GateRun:
         self._write(result)
         return result
 
-    def _head_runner(self, target: PropertyTarget, seed: str) -> Callable[[Any], Evaluation]:
+    def _head_runner(self, target: PropertyTarget, seed: str, search_seed: str = "") -> Callable[[Any], Evaluation]:
         environment = self.setup.environment
         setup = {"environment": environment.path, "judge_environment": self._judge_environment()} \
             if environment else {}
@@ -182,6 +184,7 @@ class GateRun:
             timeout_seconds=self.policy.timeout_seconds, command=self.config.command, replays=self.policy.runs,
             oracle=oracle_paths(self.config), new_modules=self.new_modules, **setup,
             **({"tests": True} if self.config.pytest else {}),
+            **({"search_seed": search_seed} if search_seed else {}),
             **self._views_of(self.checkout, seed),
         )
 
@@ -235,7 +238,7 @@ class GateRun:
                 notes.append(f"broader sample: stopped, the base could not be run ({code})")
                 return None
             runner = self._base_runner(code, target, binding)
-            search = self._base_runner(code, target, binding, seed) if target.node else None
+            search = self._base_runner(code, target, binding, search_seed=seed) if target.node else None
             opened.extend((runner, search))
             return SampleSides(getattr(runner, "candidate", runner), runner, code.sha, search=search,
                                batch=getattr(runner, "evaluate_sample", None) if self.config.command is None else None)
@@ -243,7 +246,7 @@ class GateRun:
         try:
             if target.node:  # a Hypothesis test: its own search, seeded anew
                 sample = Sample(seed, 1, search=True)
-                opened.append(self._head_runner(target, seed))
+                opened.append(self._head_runner(target, binding.seed, search_seed=seed))
                 evidence = run_search(evidence, payload, sample, SampleSides(head, head, search=opened[-1]),
                                       base_sides, self.policy, self.reporter.progress)
             else:
@@ -292,12 +295,12 @@ class GateRun:
         return evidence.base.notes(evidence.target_reason)
 
     def _base_runner(self, code: BaseCode, target: PropertyTarget, binding: Binding,
-                     seed: str | None = None) -> Callable[[Any], Evaluation]:
-        return self.make_runner(repo=code.checkout, selector=target.selector, seed=seed or binding.seed,
-                                sandbox=self.sandbox,
+                     search_seed: str = "") -> Callable[[Any], Evaluation]:
+        return self.make_runner(repo=code.checkout, selector=target.selector, seed=binding.seed,
+                                **({"search_seed": search_seed} if search_seed else {}), sandbox=self.sandbox,
                                 timeout_seconds=self.policy.timeout_seconds, command=self.config.command,
                                 replays=self.policy.runs, oracle=oracle_paths(self.config),
-                                **self._views_of(code.checkout, seed or binding.seed),
+                                **self._views_of(code.checkout, binding.seed),
                                 **({"environment": code.environment, "judge_environment": code.environment}
                                    if code.environment else {}))
 

@@ -3,7 +3,8 @@
 Started as `python -P -s -B <gate>/witness_gate/sandbox/judge/main.py` with WITNESS_PROPERTY (`<relpath>::<function>`),
 WITNESS_FIXTURE (canonical JSON of the payload), WITNESS_SEED, WITNESS_WIRE (the socket's descriptor),
 WITNESS_SUBJECT_MODULES (the implementation's top-level names), WITNESS_NEW_MODULES (those the patch added),
-WITNESS_TIMEOUT and WITNESS_SAMPLE ("1": the payload is a broader sample's list of inputs). The working directory is the
+WITNESS_TIMEOUT, WITNESS_SAMPLE ("1": the payload is a broader sample's list of inputs) and WITNESS_SEARCH_SEED (a
+test's Hypothesis search seeded anew; the subject is never told it). The working directory is the
 judge's view of the checkout: the oracle's files only. Everything in this process is trusted; the subject's answers are
 data. The verdict is one JSON line on the descriptor stdout was at the start: the property's own output goes to
 stderr, so nothing a property prints (an implementation's string among it) can be read as a verdict.
@@ -88,7 +89,8 @@ def warm() -> None:
                 os.dup2(fds[2], 2)
                 _say_notes()
                 os.environ.update(WITNESS_FIXTURE=message["fixture"], WITNESS_PROPERTY=prop,  # as a cold judge's
-                                  WITNESS_SAMPLE="1" if message.get("sample") is True else "")
+                                  WITNESS_SAMPLE="1" if message.get("sample") is True else "",
+                                  WITNESS_SEARCH_SEED=str(message.get("search_seed") or ""))
                 for name in ("WITNESS_CONTROL", "WITNESS_WARM_IMPORTS"):
                     os.environ.pop(name, None)
                 if message.get("series"):  # a property's shrink candidates, one after another
@@ -331,8 +333,10 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     if tests.is_test(selector):  # a repository's own pytest test: pytest runs it here
         if payload and not examples.recorded(payload):
             finish("transport", "witness", "a test's payload is empty, or a Hypothesis example the gate recorded")
+        # a broader sample's search draws from its own seed, which only this process is told
         finish(*test_verdict(peer, ours, root, lambda blame: tests.run_test(
-            selector, env.get("WITNESS_SEED", ""), blame, usable_reason, payload or None)))
+            selector, env.get("WITNESS_SEARCH_SEED") or env.get("WITNESS_SEED", ""), blame, usable_reason,
+            payload or None)))
     try:
         module = load_file("witness_property_" + relpath.replace("/", "_").removesuffix(".py"), os.path.join(root, relpath))
         prop = getattr(module, function, None)
