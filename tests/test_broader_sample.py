@@ -196,3 +196,12 @@ def test_an_input_a_flaky_base_fails_only_sometimes_never_blocks():
     base.cold = lambda x: Evaluation("fail", REASON) if next(calls) % 3 == 2 else Evaluation("pass")
     sample, evidence, verdict = sampled(INPUTS, side(big), base)
     assert (verdict.label, sample.exposed, sample.base_failed) == ("pass", None, 2), (verdict, sample)
+
+
+def test_a_head_that_hangs_only_after_its_first_call_holds():
+    # found by a reviewer: it hung on a row's second input and passed that input alone; the scan stopped there, a pass
+    head = side(lambda x: True)
+    head.batch = lambda inputs: (Evaluation("transport", "timeout", sample=1) if len(inputs) > 1 else
+                                 Evaluation("pass", sample=len(inputs)))
+    sample, evidence, verdict = sampled(INPUTS, head, side(lambda x: True))
+    assert (sample.holds, sample.in_row, sample.exposed) == (["sample_state:1"], 1, None), sample
