@@ -240,7 +240,7 @@ class PropertyRunner:
                                **layout_env(layout))
             judge_env.update(WITNESS_WIRE=str(judge_end.fileno()),
                              WITNESS_FIXTURE=self.sandbox.scratch_path(inbox, "fixture.json"),
-                             WITNESS_SAMPLE="1" if sample else "")
+                             **({"WITNESS_SAMPLE": "1"} if sample else {}))
             for tree in (views.judge, views.subject, stage_root() / "gate", inbox, empty,
                          *(m.source for m in mounts + judge_mounts)):
                 settle(tree)
@@ -526,7 +526,7 @@ class PropertyRunner:
         if mounts:
             seen = self.sandbox.seen(mounts[0])
             subject_env.update(WITNESS_ENV=seen, PATH=f"{seen}/bin:{base['PATH']}")
-        judge_env = {**base, "WITNESS_SEARCH_SEED": self.search_seed,
+        judge_env = {**base, **({"WITNESS_SEARCH_SEED": self.search_seed} if self.search_seed else {}),
                      "WITNESS_PROPERTY": self.selector, "WITNESS_SUBJECT_MODULES": ",".join(views.modules),
                      "WITNESS_NEW_MODULES": ",".join(self.new_modules), "WITNESS_TIMEOUT": str(self.timeout_seconds)}
         if self.judge_environment is not None:

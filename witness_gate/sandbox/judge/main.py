@@ -88,9 +88,13 @@ def warm() -> None:
                 os.dup2(fds[2], 1)
                 os.dup2(fds[2], 2)
                 _say_notes()
-                os.environ.update(WITNESS_FIXTURE=message["fixture"], WITNESS_PROPERTY=prop,  # as a cold judge's
-                                  WITNESS_SAMPLE="1" if message.get("sample") is True else "",
-                                  WITNESS_SEARCH_SEED=str(message.get("search_seed") or ""))
+                os.environ.update(WITNESS_FIXTURE=message["fixture"], WITNESS_PROPERTY=prop)  # as a cold judge's
+                for name in ("WITNESS_SAMPLE", "WITNESS_SEARCH_SEED"):  # this request's, never the parent's starter's
+                    os.environ.pop(name, None)
+                if message.get("sample") is True:
+                    os.environ["WITNESS_SAMPLE"] = "1"
+                if message.get("search_seed"):
+                    os.environ["WITNESS_SEARCH_SEED"] = str(message["search_seed"])
                 for name in ("WITNESS_CONTROL", "WITNESS_WARM_IMPORTS"):
                     os.environ.pop(name, None)
                 if message.get("series"):  # a property's shrink candidates, one after another
