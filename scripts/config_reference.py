@@ -112,8 +112,11 @@ properties:
 - A failure's reason is where it was raised (`raise:AssertionError@tests/test_calc.py:19`); what was
   observed (pytest's message, `assert 'ß' == 'ss'`, then Hypothesis's falsifying example and the
   paste-able `@reproduce_failure(...)` that replays it) is kept in each row and the record and shown
-  under the witness and on the check run. Hypothesis runs with its CI settings (no deadline, the blob
-  printed) unless the oracle's `conftest.py` loads a profile of its own. A skipped case is no evidence, and a
+  under the witness and on the check run. Hypothesis runs with its CI settings (no deadline, no example
+  database, the blob printed) but draws from `properties.seed` (CI's derandomization would draw the same
+  examples whatever the seed), unless the oracle's `conftest.py` loads a profile of its own. A case is
+  named by the positions of its parameters, not by pytest's id of them (an implementation object's id is
+  the name it gives itself). A skipped case is no evidence, and a
   head can make a case skip (an import it broke, under `importorskip`): a test with a skipped case fails with the
   reason `skipped:<k>/<n>:<digest of the skipped cases>`, so the base decides: where the base skips the very same
   cases and the head passed all it ran, it is `pass` (a test with no case run: `pre_existing`); a case the head skips
