@@ -85,6 +85,7 @@ class Evidence:
     base: Any = None  # witness_gate.baseline.BaseEvidence: what the base commit did with the witness
     base_witness: str = ""  # the witness hash `base` replayed, when it was asked before the attempt ended
     sample: Any = None  # witness_gate.broader.Sample: what the broader sample did, once the pinned payload passed
+    frozen: bool = False  # an accepted freeze's witness decided it (replay_frozen)
 
     @property
     def failed_once(self) -> bool:
@@ -237,7 +238,7 @@ def replay_frozen(payload: Any, witness: Any, signature: str, evaluate: Evaluate
     if not decisive:
         return None, rows
     return Evidence(pinned_hash=witness_hash(payload), target_reason=failing[0].reason, witness=witness,
-                    witness_hash=witness_hash(witness), replays=rows), rows
+                    witness_hash=witness_hash(witness), replays=rows, frozen=True), rows
 
 
 @dataclass

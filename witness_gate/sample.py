@@ -60,7 +60,7 @@ def constants_of(source: bytes) -> tuple:
     the source is only parsed, never run."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
     found: dict = {}
     for node in ast.walk(tree):

@@ -23,6 +23,7 @@ from witness_gate.labels import path_matches
 from witness_gate.sandbox import Sandbox
 from witness_gate.sandbox.views import Views, split_checkout
 from witness_gate.baseline import BaseCode, replay_on_base
+from witness_gate.canonical import CanonicalError
 from witness_gate.sample import constants_of, draw, sample_seed
 from witness_gate.verdict import FreezeMatch, Split, Verdict, decide_property, freeze_proposal, frozen_witness
 
@@ -154,6 +155,8 @@ class GateRun:
                 elif not evidence.failed_once and not evidence.transport and (
                         not target.node or any(row.searched for row in evidence.first)):
                     evidence = self._broader(target, binding, pinned.fixture.payload, runner, evidence, notes)
+                elif evidence.frozen and not target.node:
+                    evidence = self._beside_freeze(target, binding, pinned.fixture.payload, runner, evidence, notes)
             finally:
                 getattr(runner, "close", lambda: None)()  # a warm start's sandboxes end with their series
             notes += [note for note in (getattr(runner, "note", ""),) if note]  # why a warm start went cold
@@ -230,6 +233,12 @@ class GateRun:
             notes.append("broader sample: not run, there is no base to compare with (it runs in `run` and the App)")
             return evidence
         seed = sample_seed(self._sample_secret(), binding.patch_digest, binding.property_id)
+        if not target.node:
+            try:
+                inputs = draw(payload, self.policy.broader_sample, seed, self._constants(target))
+            except (RecursionError, CanonicalError):  # nested deeper than Python's stack: varied nowhere, said so
+                notes.append("broader sample: not run, the pinned payload is nested too deep to vary")
+                return evidence
         opened: list[Any] = []
 
         def base_sides() -> SampleSides | None:
@@ -250,7 +259,6 @@ class GateRun:
                 evidence = run_search(evidence, payload, sample, SampleSides(head, head, search=opened[-1]),
                                       base_sides, self.policy, self.reporter.progress)
             else:
-                inputs = draw(payload, self.policy.broader_sample, seed, self._constants(target))
                 sample = Sample(seed, len(inputs))
                 evidence = run_sample(evidence, inputs, sample, SampleSides(
                     getattr(head, "candidate", head), head,
@@ -263,6 +271,20 @@ class GateRun:
         notes.append(sample.said())
         if evidence.base is not None:
             notes += evidence.base.notes(evidence.target_reason)
+        return evidence
+
+    def _beside_freeze(self, target: PropertyTarget, binding: Binding, payload: Any,
+                       head: Callable[[Any], Evaluation], evidence: Evidence, notes: list[str]) -> Evidence:
+        """An accepted freeze silences its one flake on the pinned payload, never a failure the patch brings on other
+        inputs (a head that truncated every unseen amount kept the frozen coin and was `frozen`: found by a
+        reviewer): the broader sample runs too, and a witness of its whose every replay fails is the verdict's. Its
+        in-row failures are the frozen flake's own coin, which holds nothing."""
+        found = self._broader(target, binding, payload, head, Evidence(pinned_hash=evidence.pinned_hash), notes)
+        if found.failed_once and found.replays and all(row.outcome == "fail" for row in found.replays):
+            return found
+        if found.sample is not None:
+            found.sample.holds.clear()
+        evidence.sample = found.sample
         return evidence
 
     def _sample_secret(self) -> bytes:
