@@ -210,8 +210,15 @@ def _witness(evidence: Evidence, candidate: Any, first, head: Sides, base: Sides
     found.replays = replay_series(found.witness, head.cold, policy.runs, "replay", progress)
     if found.witness_hash != witness_hash(candidate) and not all(row.outcome == "fail" for row in found.replays):
         # as run_attempt does: the wide input's own series
-        found.unshrunk_replays = replay_series(candidate, head.cold, policy.runs, "replay-unshrunk", progress,
-                                               at_once=False)
+        wide = replay_series(candidate, head.cold, policy.runs, "replay-unshrunk", progress, at_once=False)
+        if all(row.outcome == "fail" for row in wide):
+            # the shrink wandered onto an input that fails only sometimes (the smallest inputs are where a frozen
+            # flake's witness lies: found by a reviewer's test), and the input it came from fails every time: that
+            # input, which the base passed every time, is the witness
+            found.shrink = ShrinkResult(candidate, target, steps=0, evaluations=0, stopped=True, budget_hit=False)
+            found.witness, found.witness_hash, found.replays = candidate, witness_hash(candidate), wide
+        else:
+            found.unshrunk_replays = wide
     rows = replay_series(found.witness, base.cold, policy.runs, "replay-base", progress)
     if found.witness_hash != witness_hash(candidate) and any(row.outcome != "pass" for row in rows):
         # the base does not pass the shrunk witness every time, though it passed the input `runs` times: the input
