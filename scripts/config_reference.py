@@ -68,9 +68,10 @@ passes, the gate tries `policy.broader_sample` (default 32; `0` turns it off) in
   disagree). An input on which the head comes to no verdict while the base passes it holds. Inputs both sides fail
   are counted in `broader_sample.base_failed` and never block.
 - **Said where you look.** The record's `broader_sample` holds `seed`, `size` (inputs drawn), `ran`, `base_failed`,
-  `exposed` (the index of the input that exposed the failure, or null) and `input` (that input, before shrinking);
-  a note on the check run and in `run`'s output says it in a line ("broader sample: unseen input #5 of 32 (seed
-  ...) failed on the head and passed on the base; 6 ran").
+  `exposed` (the index of the input that exposed the failure, or null), `input` (that input, before shrinking) and
+  `in_row`; `run --json` carries the same block per property, and a note on the check run and in `run`'s output
+  says it in a line ("broader sample: unseen input #5 of 32 (seed ...) failed on the head and passed on the base;
+  6 ran").
 
 To see a sample again, draw it from the recorded seed, the pinned fixture and the property's module (whose constants
 join the draw): `python -m witness_gate.sample tests/fixtures/orders.json SEED 32 tests/properties/test_orders.py`

@@ -100,6 +100,7 @@ def test_a_head_that_special_cases_the_pinned_inputs_is_a_regression_with_a_witn
     assert [r["outcome"] for r in record["first_runs"]] == ["pass"] * len(record["first_runs"])
     sample = record["broader_sample"]
     assert isinstance(sample["exposed"], int) and sample["input"] != ORDERS and len(sample["seed"]) == 32
+    assert row["broader_sample"] == sample  # --json says it too
     witness = record["witness"]
     order, rate = witness["orders"][0], witness["rates"][witness["orders"][0]["currency"]]
     cents = sum(line["qty"] * line["price"] for line in order["lines"])

@@ -249,6 +249,8 @@ def results_json(results: list[PropertyResult]) -> list[dict[str, Any]]:
                if r.record_path and r.evidence is not None and r.evidence.failed_once else {}),
             **({"reproduce": reproduce_failure(r.evidence.witness)}
                if r.evidence is not None and recorded(r.evidence.witness) else {}),
+            # how many unseen inputs ran, and which exposed the failure (the record's, docs/CONFIG.md)
+            **({"broader_sample": r.record["broader_sample"]} if r.record.get("broader_sample") else {}),
         }
         for r in results
     ]
