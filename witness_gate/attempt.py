@@ -123,7 +123,7 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
         return evidence
     evidence.target_reason = last.reason
     if last.example is not None:  # a test's Hypothesis search shrank its failure itself: its example is the witness
-        evidence.shrink = _kept_whole(last.example, last.reason)
+        evidence.shrink = kept_whole(last.example, last.reason)
     else:
         # a pass before the failure on the same payload: this property is flaky, so a passing candidate is retried
         tries = policy.flaky_tries if len(evidence.first) > 1 else 1
@@ -177,7 +177,7 @@ def distorted_example(evidence: Evidence, payload: Any, evaluate: Evaluate, poli
         if len(search) >= policy.runs * UNSTEADY_RUNS:  # it never wavered: the search is the witness
             evidence.example_replays, evidence.replays, evidence.unshrunk_replays = evidence.replays, search, []
             evidence.witness, evidence.witness_hash = payload, witness_hash(payload)
-            evidence.shrink = _kept_whole(payload, evidence.target_reason or "")
+            evidence.shrink = kept_whole(payload, evidence.target_reason or "")
             return
         search.append(evaluate(payload))
         progress("replay-unshrunk", len(search), policy.runs * UNSTEADY_RUNS)
@@ -185,8 +185,8 @@ def distorted_example(evidence: Evidence, payload: Any, evaluate: Evaluate, poli
             return
 
 
-def _kept_whole(witness: Any, reason: str) -> ShrinkResult:
-    """A witness no shrink of ours made: Hypothesis's own example, or the seeded search itself."""
+def kept_whole(witness: Any, reason: str) -> ShrinkResult:
+    """A witness no shrink of ours made: Hypothesis's own example, the seeded search itself, an unseen input as drawn."""
     return ShrinkResult(witness, reason, steps=0, evaluations=0, stopped=True, budget_hit=False)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from witness_gate.attempt import Evaluate, Evidence, Policy, Progress, replay_series
 from witness_gate.canonical import witness_hash
 from witness_gate.runner import Evaluation
-from witness_gate.shrink import shrink
+from witness_gate.shrink import ShrinkResult, shrink
 
 BASE_FAILS = "base-fails-too"  # a shrink candidate the base fails as well never separates them
 
@@ -148,19 +148,7 @@ def _separate(evidence: Evidence, payload: Any, head: Evaluate, base: Evaluate, 
               progress: Progress) -> None:
     """Shrink the pinned payload again, keeping only candidates the head fails and the base passes."""
     target = evidence.target_reason
-    calls = 0
-
-    def separates(candidate: Any) -> str | None:
-        nonlocal calls
-        calls += 1
-        progress("shrink-base", calls, policy.max_evals)
-        reason = head(candidate).failure_reason
-        if reason != target:
-            return reason
-        return target if base(candidate).outcome == "pass" else BASE_FAILS
-
-    evidence.shrink = shrink(payload, _first_is_known(payload, target, separates), target_reason=target,
-                             max_steps=policy.max_steps, max_evals=policy.max_evals)
+    evidence.shrink = shrink_separating(payload, target, head, base, policy, progress, "shrink-base")
     evidence.witness = evidence.shrink.witness
     evidence.witness_hash = witness_hash(evidence.witness)
     evidence.flaky_shrink = None
@@ -169,6 +157,25 @@ def _separate(evidence: Evidence, payload: Any, head: Evaluate, base: Evaluate, 
     # the head, so that a witness the code under test steered onto a coin toss is no flake (shrink_distorted)
     evidence.unshrunk_replays = [] if all(row.outcome == "fail" for row in evidence.replays) else replay_series(
         payload, head, policy.runs, "replay-unshrunk", progress)
+
+
+def shrink_separating(payload: Any, target: str | None, head: Evaluate, base: Evaluate, policy: Policy,
+                      progress: Progress, phase: str) -> ShrinkResult:
+    """`payload` shrunk keeping only candidates that separate head from base: the head failing for `target`, the base
+    passing. `payload` itself is taken as separating (both sides just said so): not run again."""
+    calls = 0
+
+    def separates(candidate: Any) -> str | None:
+        nonlocal calls
+        calls += 1
+        progress(phase, calls, policy.max_evals)
+        reason = head(candidate).failure_reason
+        if reason != target:
+            return reason
+        return target if base(candidate).outcome == "pass" else BASE_FAILS
+
+    return shrink(payload, _first_is_known(payload, target, separates), target_reason=target,
+                  max_steps=policy.max_steps, max_evals=policy.max_evals)
 
 
 def _first_is_known(payload: Any, target: str | None,

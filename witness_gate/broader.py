@@ -12,10 +12,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from witness_gate.attempt import Evaluate, Evidence, Policy, Progress, distorted_example, replay_series
-from witness_gate.baseline import BASE_FAILS, BaseEvidence
+from witness_gate.attempt import Evaluate, Evidence, Policy, Progress, distorted_example, kept_whole, replay_series
+from witness_gate.baseline import BaseEvidence, shrink_separating
 from witness_gate.canonical import witness_hash
-from witness_gate.shrink import ShrinkResult, shrink
 
 
 @dataclass
@@ -170,7 +169,7 @@ def run_search(evidence: Evidence, payload: Any, sample: Sample, head: Sides, ba
     sample.exposed, sample.exposed_input = 0, witness
     found = Evidence(pinned_hash=evidence.pinned_hash, first=evidence.first, target_reason=first.reason,
                      sample=evidence.sample)
-    found.shrink = ShrinkResult(witness, first.reason, steps=0, evaluations=0, stopped=True, budget_hit=False)
+    found.shrink = kept_whole(witness, first.reason)
     found.witness, found.witness_hash = witness, witness_hash(witness)
     found.replays = replay_series(witness, on_head, policy.runs, "replay", progress)
     if example is not None and not all(row.outcome == "fail" for row in found.replays):
@@ -201,52 +200,38 @@ def _witness(evidence: Evidence, candidate: Any, first, head: Sides, base: Sides
              progress: Progress) -> Evidence:
     target = first.reason
     found = Evidence(pinned_hash=evidence.pinned_hash, first=evidence.first, target_reason=target, sample=evidence.sample)
-    if first.outcome == "fail":
-        found.shrink = _separating(candidate, target, head, base, policy, progress)
+    if first.outcome == "fail":  # shrink candidates on warm subjects only steer; the rows after them are cold
+        found.shrink = shrink_separating(candidate, target, head.warm, base.warm, policy, progress, "shrink")
     else:  # no verdict on the head (a hang, a crash of the judge's) where the base passed: replayed as it is, a hold
-        found.shrink = ShrinkResult(candidate, target, steps=0, evaluations=0, stopped=True, budget_hit=False)
+        found.shrink = kept_whole(candidate, target)
     found.witness = found.shrink.witness
     found.witness_hash = witness_hash(found.witness)
     found.replays = replay_series(found.witness, head.cold, policy.runs, "replay", progress)
-    if found.witness_hash != witness_hash(candidate) and not all(row.outcome == "fail" for row in found.replays):
+    shrunk = found.witness_hash != witness_hash(candidate)
+    if shrunk and not all(row.outcome == "fail" for row in found.replays):
         # as run_attempt does: the wide input's own series
         wide = replay_series(candidate, head.cold, policy.runs, "replay-unshrunk", progress, at_once=False)
         if all(row.outcome == "fail" for row in wide):
             # the shrink wandered onto an input that fails only sometimes (the smallest inputs are where a frozen
             # flake's witness lies: found by a reviewer's test), and the input it came from fails every time: that
             # input, which the base passed every time, is the witness
-            found.shrink = ShrinkResult(candidate, target, steps=0, evaluations=0, stopped=True, budget_hit=False)
-            found.witness, found.witness_hash, found.replays = candidate, witness_hash(candidate), wide
+            _as_is(found, candidate, target, wide)
+            shrunk = False
         else:
             found.unshrunk_replays = wide
     rows = replay_series(found.witness, base.cold, policy.runs, "replay-base", progress)
-    if found.witness_hash != witness_hash(candidate) and any(row.outcome != "pass" for row in rows):
+    if shrunk and any(row.outcome != "pass" for row in rows):
         # the base does not pass the shrunk witness every time, though it passed the input `runs` times: the input
         # itself is the witness, which is the patch's doing
-        found.shrink = ShrinkResult(candidate, target, steps=0, evaluations=0, stopped=True, budget_hit=False)
-        found.witness, found.witness_hash = candidate, witness_hash(candidate)
-        found.replays = replay_series(candidate, head.cold, policy.runs, "replay", progress)
-        found.unshrunk_replays = []
+        _as_is(found, candidate, target, replay_series(candidate, head.cold, policy.runs, "replay", progress))
         rows = replay_series(candidate, base.cold, policy.runs, "replay-base", progress)
     found.base = BaseEvidence(base.sha, rows)
     found.base_witness = found.witness_hash
     return found
 
 
-def _separating(candidate: Any, target: str | None, head: Sides, base: Sides, policy: Policy,
-                progress: Progress) -> ShrinkResult:
-    """The input shrunk keeping only what separates head from base: the head failing for `target`, the base passing."""
-    calls = 0
-
-    def separates(value: Any) -> str | None:
-        nonlocal calls
-        if value is candidate:
-            return target  # both sides just said so, cold
-        calls += 1
-        progress("shrink", calls, policy.max_evals)
-        reason = head.warm(value).failure_reason
-        if reason != target:
-            return reason
-        return target if base.warm(value).outcome == "pass" else BASE_FAILS
-
-    return shrink(candidate, separates, target_reason=target, max_steps=policy.max_steps, max_evals=policy.max_evals)
+def _as_is(found: Evidence, candidate: Any, target: str | None, replays: list) -> None:
+    """The unshrunk input as the witness, with its head replays."""
+    found.shrink = kept_whole(candidate, target)
+    found.witness, found.witness_hash, found.replays, found.unshrunk_replays = (
+        candidate, witness_hash(candidate), replays, [])

@@ -223,7 +223,7 @@ class PropertyRunner:
 
     def evaluate_sample(self, inputs: list) -> Evaluation:
         """A broader sample's inputs in one cold row (see `evaluate`); a runner protocol's command takes one payload
-        an evaluation (`sample` stays None: each input gets a row of its own)."""
+        an evaluation, so its row names no input (`sample` None) and broader.py gives each input a row of its own."""
         return self.evaluate(inputs, sample=True) if self.command is None else Evaluation("transport", "sample")
 
     def _evaluate_split(self, payload: Any, layout: int, sample: bool = False) -> Evaluation:

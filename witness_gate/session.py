@@ -250,7 +250,7 @@ class GateRun:
             search = self._base_runner(code, target, binding, search_seed=seed) if target.node else None
             opened.extend((runner, search))
             return SampleSides(getattr(runner, "candidate", runner), runner, code.sha, search=search,
-                               batch=getattr(runner, "evaluate_sample", None) if self.config.command is None else None)
+                               batch=getattr(runner, "evaluate_sample", None))
 
         try:
             if target.node:  # a Hypothesis test: its own search, seeded anew
@@ -261,8 +261,7 @@ class GateRun:
             else:
                 sample = Sample(seed, len(inputs))
                 evidence = run_sample(evidence, inputs, sample, SampleSides(
-                    getattr(head, "candidate", head), head,
-                    batch=getattr(head, "evaluate_sample", None) if self.config.command is None else None),
+                    getattr(head, "candidate", head), head, batch=getattr(head, "evaluate_sample", None)),
                     base_sides, self.policy, self.reporter.progress)
         finally:
             for runner in opened:
