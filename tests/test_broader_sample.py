@@ -29,11 +29,10 @@ def side(passes, calls: list | None = None, fails_after=None, sha="base"):
             calls.append(x)
         return Evaluation("pass") if passes(x) else Evaluation("fail", REASON)
 
-    def batch(inputs):
-        for index, x in enumerate(inputs):
-            if not passes(x) or (fails_after is not None and fails_after(index)):
-                return Evaluation("fail", REASON, sample=index)
-        return Evaluation("pass", sample=len(inputs))
+    def batch(inputs):  # as the judge's sample row: it names the inputs it failed and goes on past them
+        failed = tuple(index for index, x in enumerate(inputs)
+                       if not passes(x) or (fails_after is not None and fails_after(index)))
+        return Evaluation("fail" if failed else "pass", REASON if failed else None, sample=len(inputs), failed=failed)
     return Sides(one, one, sha, batch)
 
 
@@ -87,6 +86,42 @@ def test_a_failure_after_other_inputs_that_the_base_has_too_decides_nothing():
     state = dict(fails_after=lambda i: i == 1)
     sample, evidence, verdict = sampled(INPUTS, side(lambda x: True, **state), side(lambda x: True, **state))
     assert (verdict.label, sample.exposed, sample.holds) == ("pass", None, []), sample
+
+
+def test_a_row_goes_on_past_the_inputs_it_fails_so_one_row_a_side_asks_them_all():
+    # a sample meeting inputs both sides fail (negative quantities) paid a row for each of them: half its cost
+    rows = {"head": 0, "base": 0}
+    head, base = side(lambda x: x != INPUTS[0] and big(x)), side(lambda x: x != INPUTS[0])
+    for name, one in (("head", head), ("base", base)):
+        one.batch = (lambda batch, name: lambda inputs: (rows.__setitem__(name, rows[name] + 1), batch(inputs))[1])(
+            one.batch, name)
+    sample, evidence, verdict = sampled(INPUTS, head, base)
+    assert (verdict.label, sample.exposed, sample.base_failed) == ("regression", 1, 1), verdict
+    assert rows == {"head": 1, "base": 1}
+
+
+def test_a_failure_in_one_subject_after_an_input_both_sides_fail_still_holds():
+    # the row that blames kept state is the head's own, failures and all: the base must pass the failed input after
+    # the same inputs, failing none but those the head failed too (else any input both fail would hide the state)
+    inputs = [{"xs": [9]}, {"xs": [1]}, {"xs": [2]}]
+    sample, evidence, verdict = sampled(inputs, side(big, fails_after=lambda i: i == 2), side(big))
+    assert (sample.holds, sample.in_row, sample.base_failed) == (["sample_state:2"], 1, 1), sample
+
+
+@pytest.mark.parametrize("row", [
+    Evaluation("pass", sample=3, failed=(1,)),  # passing with a failure in it
+    Evaluation("fail", REASON, sample=3, failed=()),  # failing with none named
+    Evaluation("fail", REASON, sample=1, failed=(2,)),  # a failure after the input it ended on
+    Evaluation("pass", sample=1, failed=()),  # ended early on an input it passed
+    Evaluation("fail", REASON, sample=3),  # a row that does not say which it failed
+])
+def test_a_row_that_contradicts_itself_leaves_each_input_to_a_row_of_its_own(row):
+    calls: list = []
+    head = side(big, calls)
+    head.batch = lambda inputs: row
+    sample, evidence, verdict = sampled(INPUTS, head, side(lambda x: True))
+    assert (verdict.label, sample.exposed) == ("regression", 1), verdict
+    assert calls[:4] == [*INPUTS, INPUTS[1]]
 
 
 def test_a_row_that_names_no_input_leaves_each_input_to_a_row_of_its_own():
@@ -201,8 +236,8 @@ def test_an_input_a_flaky_base_fails_only_sometimes_never_blocks():
 def test_a_head_that_hangs_only_after_its_first_call_holds():
     # found by a reviewer: it hung on a row's second input and passed that input alone; the scan stopped there, a pass
     head = side(lambda x: True)
-    head.batch = lambda inputs: (Evaluation("transport", "timeout", sample=1) if len(inputs) > 1 else
-                                 Evaluation("pass", sample=len(inputs)))
+    head.batch = lambda inputs: (Evaluation("transport", "timeout", sample=1, failed=()) if len(inputs) > 1 else
+                                 Evaluation("pass", sample=len(inputs), failed=()))
     sample, evidence, verdict = sampled(INPUTS, head, side(lambda x: True))
     assert (sample.holds, sample.in_row, sample.exposed) == (["sample_state:1"], 1, None), sample
 
@@ -210,9 +245,10 @@ def test_a_head_that_hangs_only_after_its_first_call_holds():
 def test_a_head_wrong_at_random_after_its_first_call_holds():
     # found by a second reviewer: a row failing again at exactly the same input was required, which a head wrong on
     # three calls in ten after its first rarely gave; the base passing the row every time is what blames the patch
-    rows = iter([Evaluation("fail", REASON, sample=1)])
+    rows = iter([(1,)])  # the first row fails its second input; every later row passes
     head = side(lambda x: True)
-    head.batch = lambda inputs: next(rows, Evaluation("pass", sample=len(inputs)))
+    head.batch = lambda inputs: (lambda failed: Evaluation("fail" if failed else "pass", REASON if failed else None,
+                                                           sample=len(inputs), failed=failed))(next(rows, ()))
     sample, evidence, verdict = sampled(INPUTS, head, side(lambda x: True))
     assert (sample.holds, sample.in_row) == (["sample_state:1"], 1), sample
 

@@ -50,6 +50,9 @@ def prop_forges_the_verdict(p):
         except OSError:
             pass
     os._exit(0)
+def prop_hangs_on_big(p):
+    if p["a"] > 50: time.sleep(60)
+    return p["a"] < 5
 '''
 
 
@@ -168,6 +171,35 @@ def evaluate(repo, mode, name, payload=None, timeout=5.0, seed="17", command=Non
     selector = name if command else f"tests/properties/{module}::{name}"
     runner = PropertyRunner(repo, selector, seed, Sandbox(mode), timeout_seconds=timeout, command=command)
     return runner(payload if payload is not None else {"a": 1})
+
+
+@pytest.mark.parametrize("warm", [True, False])
+def test_a_sample_row_names_the_inputs_it_failed_and_goes_on_past_them_to_one_with_no_verdict(repo, warm):
+    # a row stopped at every failure cost a sample whose inputs both sides fail (out of the property's domain) a row
+    # an input; a row with no verdict on an input (here a hang) still ends there, naming how far it got
+    runner = PropertyRunner(repo, "tests/properties/p.py::prop_hangs_on_big", "17", Sandbox("bwrap"),
+                            timeout_seconds=3, warm=warm)
+    try:
+        runner({"a": 1})  # the sides started, as the head's are when its sample runs
+        row = runner.evaluate_sample([{"a": 1}, {"a": 7}, {"a": 2}, {"a": 9}, {"a": 3}])
+        assert (row.outcome, row.sample, row.failed, row.reason) == ("fail", 5, (1, 3), "false"), row.detail
+        assert runner.evaluate_sample([{"a": 1}, {"a": 2}]).failed == ()
+        ended = runner.evaluate_sample([{"a": 7}, {"a": 99}, {"a": 1}])
+        assert (ended.outcome, ended.reason, ended.sample, ended.failed) == ("transport", "timeout", None, None)
+    finally:
+        runner.close()
+
+
+def test_a_sample_row_on_sides_nothing_started_runs_cold_and_starts_nothing(repo):
+    # the base is asked once, after the head's sample: starting its warm parents for one row cost more than the row
+    runner = PropertyRunner(repo, "tests/properties/p.py::prop_hangs_on_big", "17", Sandbox("bwrap"),
+                            timeout_seconds=5)
+    try:
+        row = runner.evaluate_sample([{"a": 7}, {"a": 1}])
+        assert (row.outcome, row.sample, row.failed, row.isolation) == ("fail", 2, (0,), "split-cold"), row.detail
+        assert runner._sides.judge is None and runner._sides.ahead is None
+    finally:
+        runner.close()
 
 
 def test_runners_that_share_their_sides_each_evaluate_their_own_property(repo):

@@ -72,11 +72,7 @@ def run_sample(evidence: Evidence, inputs: list[Any], sample: Sample, head: Side
     """`evidence` (the pinned payload passed) with a witness from the sample when an input separates head from base:
     shrunk, replayed, and its base replays on record. `base` gives the base's sides on first use (most heads fail no
     input, and then the base is never checked out); the inputs the head did not pass go to the base together."""
-    failing: list[tuple[int, int]] = []  # (the input's index, where its row started)
-    for index, outcome, start in _not_passing(inputs, head, sample, progress):
-        failing.append((index, start))
-        if outcome == "transport":
-            break  # no verdict (a hang, a broken boundary): the next inputs could each take as long
+    failing = [(index, start) for index, _, start in _not_passing(inputs, head, sample, progress)]
     if not failing:
         return evidence
     sides = base()
@@ -93,7 +89,8 @@ def run_sample(evidence: Evidence, inputs: list[Any], sample: Sample, head: Side
         first = head.cold(candidate)  # alone, in a subject of its own: the row that counts
         if first.outcome == "pass":
             sample.in_row += 1
-            if _kept_state(inputs[start:index + 1], sides, policy):
+            before = {at - start for at, began in failing if began == start and at < index}
+            if _kept_state(inputs[start:index + 1], before, sides, policy):
                 sample.holds.append(f"sample_state:{index}")
                 return evidence
             continue
@@ -105,45 +102,68 @@ def run_sample(evidence: Evidence, inputs: list[Any], sample: Sample, head: Side
     return evidence
 
 
-def _kept_state(row: list[Any], base: Sides, policy: Policy) -> bool:
-    """Whether the base passes `row` (whose last input the head failed or hung on after the others, in one subject,
-    and passed alone) `runs` times in one subject each: then the failure was the inputs before it, in code the base
+def _kept_state(row: list[Any], failed: set[int], base: Sides, policy: Policy) -> bool:
+    """Whether the base passes the last input of `row` (which the head failed or hung on after the others, in one
+    subject, and passed alone) `runs` times after the same inputs in one subject, failing none but those the head
+    failed there too (`failed`, positions in the row): then the failure was the inputs before it, in code the base
     does not have (a cache that answers for the wrong input, an implementation right on a process's first call only,
-    or wrong at random after it: found by two reviewers). A base that fails the row even once may have a bug of its own
-    there (a set order: found by one too)."""
+    or wrong at random after it: found by two reviewers). A base that fails it even once, or fails another input the
+    head passed there, may have a bug of its own in that row (a set order: found by one too)."""
     if base.batch is None or len(row) < 2:
         return False
     for _ in range(policy.runs):
-        there = base.batch(row)
-        if there.outcome != "pass" or there.sample != len(row):
+        told = _told(base.batch(row), len(row))
+        if told is None or told[0] != len(row) or not set(told[1]) <= failed:
             return False
     return True
 
 
 def _not_passing(inputs: list[Any], side: Sides, sample: Sample,
                  progress: Progress) -> Iterator[tuple[int, str, int]]:
-    """(index, outcome, where its row started) of each input `side` does not pass, in order: the inputs go in cold
-    rows of several at once, each row ending on the first input it does not pass; a row that names no input (it ran
-    out of time, its judge died) leaves the rest to one cold row each."""
+    """(index, outcome, where its row started) of each input `side` does not pass, in order, up to the first with no
+    verdict (a hang, a broken boundary: the inputs after it could each take as long): the inputs go in cold rows of
+    several, each naming the inputs it failed and going on past them; a row that does not say which (it ran out of
+    time, its judge died) leaves the rest to one cold row each. One row at a time: a row keeps both cores busy (each
+    side spins briefly for the other's answer), so rows at once only slow each other (measured)."""
     start = 0
     while start < len(inputs):
         row = side.batch(inputs[start:]) if side.batch is not None else None
-        told = row.sample if row is not None else None
-        if told is None or not 0 <= told <= len(inputs) - start or (row.outcome == "pass") != (
-                told == len(inputs) - start):
+        told = _told(row, len(inputs) - start)
+        if told is None:
             break
-        sample.ran = min(len(inputs), start + told + 1)
+        ran, failed = told
+        sample.ran = min(len(inputs), start + ran + 1)
         progress("sample", sample.ran, len(inputs))
-        if row.outcome == "pass":
+        yield from ((start + index, "fail", start) for index in failed)
+        if ran == len(inputs) - start:
             return
-        yield start + told, row.outcome, start
-        start += told + 1
+        yield start + ran, row.outcome, start
+        if row.outcome == "transport":
+            return
+        start += ran + 1
     for index in range(start, len(inputs)):
         sample.ran = index + 1
         progress("sample", sample.ran, len(inputs))
         outcome = side.cold(inputs[index]).outcome
         if outcome != "pass":
             yield index, outcome, index
+            if outcome == "transport":
+                return
+
+
+def _told(row, size: int) -> tuple[int, tuple[int, ...]] | None:
+    """(how many inputs the row got through, the indices of those it failed) when the row says so consistently: it
+    ran them all (passing only when it failed none), or it ended on one it did not pass after the ones it failed."""
+    if row is None or row.sample is None or row.failed is None or not 0 <= row.sample <= size:
+        return None
+    ran, failed = row.sample, row.failed
+    if failed and not 0 <= failed[0] <= failed[-1] < ran:
+        return None
+    if ran == size and (row.outcome == "pass") != (not failed):
+        return None
+    if ran < size and row.outcome == "pass":
+        return None
+    return ran, failed
 
 
 def run_search(evidence: Evidence, payload: Any, sample: Sample, head: Sides, base: Callable[[], Sides | None],

@@ -30,7 +30,8 @@ class Evaluation:
     # a test's failing Hypothesis search: the example it ended on, as the choice sequence that replays it (the witness)
     example: dict | None = field(default=None, compare=False)
     unsteady: bool = False  # the judge's runner saw one example fail and pass within this evaluation (FlakyFailure)
-    sample: int | None = None  # a broader sample's row: the index of the input it ended on (all passed: how many)
+    sample: int | None = None  # a broader sample's row: the index of the input it ended on (it ran all: how many)
+    failed: tuple[int, ...] | None = None  # a sample row's inputs before that one that failed (None: it did not say)
     searched: bool = False  # a test that passed drew its inputs with Hypothesis (its seed chose them)
 
     @property
@@ -84,8 +85,9 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
     outcome, reason = verdict["outcome"], str(verdict.get("reason") or "")
     imports = tuple(str(name) for name in verdict.get("imports") or ())[:100]
     sample = verdict.get("sample") if type(verdict.get("sample")) is int else None  # the judge's, in a sample row
+    failed = _indices(verdict.get("failed"))
     if outcome == "pass":
-        return Evaluation("pass", None, detail, judge.seconds, isolation, imports, sample=sample,
+        return Evaluation("pass", None, detail, judge.seconds, isolation, imports, sample=sample, failed=failed,
                           searched=verdict.get("searched") is True)
     if outcome == "fail":  # what the judge observed (an assertion's message) ends the detail too
         observed = str(verdict.get("detail") or "")[:OBSERVED_CHARS]
@@ -93,10 +95,17 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
             detail = (detail + "\n" + observed).strip()[-DETAIL_CHARS:]
         return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports,
                           observed=observed, example=_example(verdict.get("witness")),
-                          unsteady=verdict.get("unsteady") is True, sample=sample)
+                          unsteady=verdict.get("unsteady") is True, sample=sample, failed=failed)
     said = str(verdict.get("detail") or "")  # the judge's own why (a test it could not collect), kept like a failure's
     return Evaluation("transport", reason or "no_verdict", (said + "\n" + detail).strip(), judge.seconds, isolation,
-                      imports, observed=said[:OBSERVED_CHARS], sample=sample)
+                      imports, observed=said[:OBSERVED_CHARS], sample=sample, failed=failed)
+
+
+def _indices(said) -> tuple[int, ...] | None:
+    """A sample row's failed inputs as the judge named them: indices in rising order, else None."""
+    if type(said) is not list or not all(type(i) is int for i in said) or said != sorted(set(said)):
+        return None
+    return tuple(said)
 
 
 def _example(said) -> dict | None:

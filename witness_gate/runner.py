@@ -224,7 +224,13 @@ class PropertyRunner:
     def evaluate_sample(self, inputs: list) -> Evaluation:
         """A broader sample's inputs in one cold row (see `evaluate`); a runner protocol's command takes one payload
         an evaluation, so its row names no input (`sample` None) and broader.py gives each input a row of its own."""
-        return self.evaluate(inputs, sample=True) if self.command is None else Evaluation("transport", "sample")
+        if self.command is not None:
+            return Evaluation("transport", "sample")
+        with self._lock:
+            started = self._sides.judge is not None or self._sides.ahead is not None
+        if not started:  # a side nothing ran on yet (the base, asked once): one cold row costs less than warm parents
+            return self._evaluate_split(inputs, draw_layout(), sample=True)
+        return self.evaluate(inputs, sample=True)
 
     def _evaluate_split(self, payload: Any, layout: int, sample: bool = False) -> Evaluation:
         """The property in a judge, the implementation in a subject of its own, both started cold for this

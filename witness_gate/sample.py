@@ -37,6 +37,7 @@ def draw(payload: Any, count: int, seed: str, constants: tuple = ()) -> list[Any
     pool = _Pool(payload, constants)
     seen = {canonical_bytes(payload)}
     drawn: list[Any] = []
+    shapes = _Shapes()
     for _ in range(count * MAX_TRIES):
         if len(drawn) >= count:
             break
@@ -44,7 +45,7 @@ def draw(payload: Any, count: int, seed: str, constants: tuple = ()) -> list[Any
         for _ in range(rng.choice((1, 1, 2, 2, 3))):
             # one value moved, or one field moved in every record that has it (a lookup table keyed on the pinned
             # values misses them all, and a field a property reads in one record of many is moved too)
-            candidate = _vary(candidate, rng, pool) if rng.random() < 0.3 else _vary_field(candidate, rng)
+            candidate = _vary(candidate, rng, pool) if rng.random() < 0.3 else _vary_field(candidate, rng, shapes)
         try:
             key = canonical_bytes(candidate)
         except CanonicalError:  # a float pushed out of range: not a JSON value
@@ -127,11 +128,10 @@ def _vary(value: Any, rng: random.Random, pool: _Pool) -> Any:
     return value
 
 
-def _vary_field(payload: Any, rng: random.Random) -> Any:
+def _vary_field(payload: Any, rng: random.Random, shapes: _Shapes) -> Any:
     """One field (a path with any list index) moved the same way wherever it holds a number, a string or a truth: in
     every record, or in about half of them."""
-    fields: dict[tuple, list[tuple]] = {}
-    _leaves(payload, (), (), fields)
+    fields = shapes.fields(payload)
     if not fields:
         return payload
     field = rng.choice(sorted(fields, key=repr))
@@ -140,21 +140,54 @@ def _vary_field(payload: Any, rng: random.Random) -> Any:
     lowest, highest = min(values), max(values)  # one kind of value: they compare
     move = rng.choice(_FIELD_MOVES[type(values[0])])
     everywhere = rng.random() < 0.5
-    moved = _copy(payload)
-    for path, value in zip(leaves, values):
-        if everywhere or rng.random() < 0.5:
-            if not path:  # the payload is one value
-                return move(value, lowest, highest)
-            _at(moved, path[:-1])[path[-1]] = move(value, lowest, highest)
+    changes = [(path, move(value, lowest, highest)) for path, value in zip(leaves, values)
+               if everywhere or rng.random() < 0.5]
+    moved = _replaced(payload, changes)
+    shapes.same_as(moved, payload)  # a field moves within its kind: the leaves stay where they were
     return moved
 
 
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy(item) for item in value]
-    return value
+class _Shapes:
+    """Each drawn value's leaves by field, walked once per shape: a field moved keeps its payload's shape."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Any, dict]] = {}  # id -> (the value, kept alive so the id stays its, fields)
+
+    def fields(self, value: Any) -> dict[tuple, list[tuple]]:
+        known = self._known.get(id(value))
+        if known is None or known[0] is not value:
+            found: dict[tuple, list[tuple]] = {}
+            _leaves(value, (), (), found)
+            known = self._known[id(value)] = (value, found)
+        return known[1]
+
+    def same_as(self, moved: Any, source: Any) -> None:
+        self._known[id(moved)] = (moved, self.fields(source))
+
+
+def _replaced(value: Any, changes: list[tuple[tuple, Any]]) -> Any:
+    """`value` with each (path, new value) set, copying only the containers on the paths (drawn inputs share the rest,
+    and nothing changes a value once drawn)."""
+    if not changes:
+        return value
+    if changes[0][0] == ():
+        return changes[-1][1]
+    root = _shallow(value)
+    copies: dict[tuple, Any] = {}  # the path of each container copied so far -> its copy
+    for path, new in changes:
+        node = root
+        for depth in range(1, len(path)):
+            copied = copies.get(path[:depth])
+            if copied is None:
+                copied = copies[path[:depth]] = _shallow(node[path[depth - 1]])
+                node[path[depth - 1]] = copied
+            node = copied
+        node[path[-1]] = new
+    return root
+
+
+def _shallow(container: Any) -> Any:
+    return dict(container) if isinstance(container, dict) else list(container)
 
 
 _NUMBER_MOVES = (lambda n, lo, hi: n + 1, lambda n, lo, hi: n - 1, lambda n, lo, hi: n * 2, lambda n, lo, hi: -n,

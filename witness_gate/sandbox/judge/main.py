@@ -357,13 +357,16 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
         if blamed:
             finish("fail", blamed, "", peer.imported)
         finish("transport", "import", f"cannot import {relpath}: {_one_line(exc)}", peer.imported)
-    # a broader sample (WITNESS_SAMPLE): the property on each of a list of inputs in turn, against this one subject,
-    # until one does not pass; the verdict is that input's, and names it (`sample`: how many passed before it)
+    # a broader sample (WITNESS_SAMPLE): the property on each of a list of inputs in turn, against this one subject;
+    # an input it fails is named (`failed`) and the row goes on, an input with no verdict ends it (`sample`: how many
+    # inputs the row got through before the one it ended on, all of them when it ran to the end)
     sample = os.environ.get("WITNESS_SAMPLE") == "1"
     if sample and type(payload) is not list:
         finish("transport", "harness", "a broader sample is a list of inputs")
+    failed: list[int] = []
+    first_failure = None
     for index, one in enumerate(payload if sample else [payload]):
-        said = {"sample": index} if sample else None
+        said = {"sample": index, "failed": failed} if sample else None
         peer.in_place.payload_ids, peer.in_place.payload_changed = frozenset(containers(one)), False
         if sample:
             seed_random(env.get("WITNESS_SEED", ""))  # each input as its own evaluation would see it
@@ -385,15 +388,20 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
         if peer.fault is not None:  # whatever the property made of it, a broken boundary gives no verdict
             finish("transport", fault_kind(peer.fault), peer.fault.detail, peer.imported, said)
         if peer.in_place.payload_changed:  # whatever it holds at the end: a later call could have put it back
-            finish("fail", "mutated_payload", "the implementation changed the pinned payload it was handed",
-                   peer.imported, said)
+            outcome, reason, observed = "fail", "mutated_payload", \
+                "the implementation changed the pinned payload it was handed"
         if outcome == "transport":
             finish("transport", reason, missing_why(missed), peer.imported, said)
         if outcome == "no_verdict":
             finish("transport", "bad_return", reason, peer.imported, said)
-        if outcome != "pass":
+        if outcome != "pass" and not sample:
             finish(outcome, reason, observed, peer.imported, said)
-    finish("pass", None, "", peer.imported, {"sample": len(payload)} if sample else None)
+        if outcome != "pass":  # a sample row goes on: the host asks each failed input again, alone
+            failed.append(index)
+            first_failure = first_failure or (outcome, reason, observed)
+    if sample and first_failure is not None:
+        finish(*first_failure, peer.imported, {"sample": len(payload), "failed": failed})
+    finish("pass", None, "", peer.imported, {"sample": len(payload), "failed": []} if sample else None)
 
 
 def _print_exception(exc: BaseException) -> None:
