@@ -211,7 +211,8 @@ class PropertyRunner:
     def evaluate(self, payload: Any, layout: int | None = None, sample: bool = False) -> Evaluation:
         """A row that may decide anything: its subject ran no earlier evaluation (split-cold); `layout`: that of a
         recorded row, to run it again exactly (a subject started for it), else one drawn for it. `sample`: the payload
-        is a broader sample's list of inputs, evaluated in turn until one does not pass (`Evaluation.sample`)."""
+        is a broader sample's list of inputs, evaluated in turn, past those it fails (`Evaluation.failed`), to the end
+        or to one with no verdict (`Evaluation.sample`)."""
         if self.command is None:
             row = self._evaluate_ahead(payload, sample) if self._forks and layout is None else None
             return row if row is not None else self._evaluate_split(payload, layout or draw_layout(), sample)
