@@ -10,7 +10,7 @@ from typing import Any
 
 from witness_gate.budget import Contract, Observation, RunnerClass
 from witness_gate.canonical import witness_hash
-from witness_gate.runner import Evaluation
+from witness_gate.evaluation import Evaluation
 from witness_gate.shrink import ShrinkResult, shrink
 
 Evaluate = Callable[[Any], Evaluation]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from witness_gate.sandbox.judge.verdicts import clean_reason
+from witness_gate.reasons import clean_reason
 
 REASON_LIMIT = 200
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import signal
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from witness_gate.sandbox.judge.verdicts import usable_reason
-from witness_gate.processes import Finished
+from witness_gate.reasons import usable_reason
+
+if TYPE_CHECKING:
+    from witness_gate.processes import Finished
 
 DETAIL_CHARS = 2000
 OBSERVED_CHARS = 1000  # of what the judge saw fail, kept in each row of the record

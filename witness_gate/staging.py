@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # all the sandbox sees of the gate
-HARNESS_FILES = ("__init__.py", "contracts.py", "netshim.py")
+HARNESS_FILES = ("__init__.py", "contracts.py", "netshim.py", "reasons.py")
 # the boundary's packages, staged whole for the judge and the subject (witness_gate/sandbox/__init__.py is the host's:
 # the staged copy gets an empty one)
 STAGED_PACKAGES = ("sandbox/wire", "sandbox/judge", "sandbox/subject")

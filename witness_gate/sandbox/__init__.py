@@ -1,7 +1,7 @@
 """Where an evaluation runs: bubblewrap as a dedicated non-root uid, else a plain subprocess with limits.
 
 Everything the sandboxed process may see is staged where that uid can read it: a copy of the
-harness (the four files of this package named in HARNESS_FILES, never the bot's checkout), the checkout itself, and a
+harness (the files of this package named in HARNESS_FILES, never the bot's checkout), the checkout itself, and a
 fresh scratch directory per evaluation that only it can write.
 """
 
