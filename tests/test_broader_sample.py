@@ -108,6 +108,36 @@ def test_a_failure_in_one_subject_after_an_input_both_sides_fail_still_holds():
     assert (sample.holds, sample.in_row, sample.base_failed) == (["sample_state:2"], 1, 1), sample
 
 
+def test_a_base_bug_the_patch_fixed_at_the_row_s_start_excuses_no_kept_state_after_it():
+    # found by a reviewer: the base fails input 0 (the patch fixed it) and the head is right on a process's first call
+    # only; the kept-state row for input 1 starts at input 0, which the base fails: what the base makes of the inputs
+    # before the one in question decides nothing, only that it passes that one every time
+    inputs = [{"xs": [9]}, {"xs": [1]}, {"xs": [2]}]
+    head = side(lambda x: True, fails_after=lambda i: i >= 1)
+    sample, evidence, verdict = sampled(inputs, head, side(big))
+    assert (sample.holds, sample.in_row) == (["sample_state:1"], 1), sample
+
+
+def test_a_row_the_head_comes_to_no_verdict_on_where_the_base_does_holds():
+    # found by a reviewer: a head right on its first call only, raising a message long enough to overrun the row's
+    # output: the row ended with no verdict, each input alone passed, and the head was `pass`
+    head = side(lambda x: True)
+    head.batch = lambda inputs: Evaluation("transport", "output_limit") if len(inputs) > 1 else \
+        Evaluation("pass", sample=1, failed=())
+    sample, evidence, verdict = sampled(INPUTS, head, side(lambda x: True))
+    assert (sample.holds, sample.exposed) == (["sample_row:0"], None), sample  # the session holds on it
+    assert "came to no verdict, twice" in sample.said()
+
+
+def test_a_row_neither_side_comes_to_a_verdict_on_holds_nothing():
+    # a property too slow for a row of every input on either side: each input is asked alone, and all pass
+    silent = lambda inputs: Evaluation("transport", "timeout")  # noqa: E731
+    head, base = side(lambda x: True), side(lambda x: True)
+    head.batch = base.batch = silent
+    sample, evidence, verdict = sampled(INPUTS, head, base)
+    assert (verdict.label, sample.holds, sample.ran) == ("pass", [], 3), verdict
+
+
 @pytest.mark.parametrize("row", [
     Evaluation("pass", sample=3, failed=(1,)),  # passing with a failure in it
     Evaluation("fail", REASON, sample=3, failed=()),  # failing with none named

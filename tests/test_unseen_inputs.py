@@ -348,3 +348,44 @@ def test_a_payload_nested_too_deep_to_vary_is_said_not_a_crash(tmp_path):
     assert row["label"] == "pass", (row, record["notes"])
     # how deep Python's stack reaches depends on who calls: here, or said instead of drawn, never a traceback
     assert any(note.startswith("broader sample: ") for note in record["notes"]), record["notes"]
+
+
+# A head right on a subject's first call only, its later calls raising a message of some size: the pinned fixture's
+# every run and each unseen input alone are a first call, so only a row of several can tell (found by a reviewer)
+CALC_PROP = ("from calc import double\nfrom witness_gate import contract\n\n\n"
+             "@contract(invariant='double doubles', domain='any integer n')\n"
+             "def prop_double(fixture):\n    return double(fixture['n']) == 2 * fixture['n']\n")
+FIRST_CALL_ONLY = ("CALLS = [0]\n\n\ndef double(n):\n    CALLS[0] += 1\n    if CALLS[0] > 1:\n"
+                   "        raise ValueError({message})\n    return 2 * n\n")
+
+
+@pytest.fixture(scope="module")
+def calc(tmp_path_factory) -> Path:
+    repo = tmp_path_factory.mktemp("rows") / "calc"
+    (repo / "src").mkdir(parents=True)
+    (repo / "tests" / "properties").mkdir(parents=True)
+    (repo / "tests" / "fixtures").mkdir()
+    (repo / "src" / "calc.py").write_text("def double(n):\n    return 2 * n\n")
+    (repo / "tests" / "properties" / "test_calc.py").write_text(CALC_PROP)
+    (repo / "tests" / "fixtures" / "prop_double.json").write_text(json.dumps({"n": 21}))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "calc")
+    fixed_key(repo.parent)
+    return repo
+
+
+@pytest.mark.parametrize("message, held", [
+    ("'state'", "sample_state:1"),
+    # 45 KB a traceback: a row going on past its failures printed one each and overran its output, so it came to no
+    # verdict and each input alone passed (`pass`); the judge now prints a sample row's first traceback only
+    ("'x' * 45000", "sample_state:1"),
+    # one message past the output cap: that row can come to no verdict, and the base's same row does
+    ("'x' * (2 << 20)", "sample_row:0"),
+])
+def test_a_head_right_on_its_first_call_only_is_held_whatever_it_raises_after(calc, message, held):
+    name = head(calc, f"first-call-{len(message)}", {"src/calc.py": FIRST_CALL_ONLY.format(message=message)})
+    summary = gate(calc, name)
+    [row] = summary["properties"]
+    record = json.loads((Path(summary["records"]) / "prop_double.attempt.json").read_text())
+    assert (row["label"], row["hold_reasons"]) == ("hold", [held]), (row, record["notes"])

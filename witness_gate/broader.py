@@ -15,6 +15,9 @@ from typing import Any
 from witness_gate.attempt import Evaluate, Evidence, Policy, Progress, distorted_example, kept_whole, replay_series
 from witness_gate.baseline import BaseEvidence, shrink_separating
 from witness_gate.canonical import witness_hash
+from witness_gate.evaluation import ROW_REFUSED
+
+SILENT = "silent"  # _not_passing's word for a row that came to no verdict on any input
 
 
 @dataclass
@@ -41,7 +44,7 @@ class Sample:
     exposed_input: Any = None
     search: bool = False  # a Hypothesis test's: its search again, with the sample's seed
     in_row: int = 0  # inputs the head failed only after others in one subject, and passed alone
-    holds: list[str] = field(default_factory=list)  # why the attempt cannot pass (sample_state:<index>)
+    holds: list[str] = field(default_factory=list)  # why the attempt cannot pass (sample_state:<i>, sample_row:<i>)
 
     def as_record(self) -> dict[str, Any]:
         return {"seed": self.seed, "size": self.size, "ran": self.ran, "base_failed": self.base_failed,
@@ -57,6 +60,11 @@ class Sample:
         if self.exposed is not None:
             return (f"broader sample: unseen input #{self.exposed} of {self.size} (seed {self.seed}) failed on the "
                     f"head and passed on the base; {self.ran} ran")
+        if self.holds and self.holds[0].startswith("sample_row:"):
+            return (f"broader sample: the head came to no verdict, twice, on a row of unseen inputs from "
+                    f"#{self.holds[0].rpartition(':')[2]} of {self.size} (seed {self.seed}) in one subject (it ran out "
+                    "of time or output, or its judge died), while it passes each alone and the base gives a verdict "
+                    "on every input of the same row: state kept between calls, for a person to look at")
         if self.holds:
             return (f"broader sample: the head failed unseen input #{self.holds[0].rpartition(':')[2]} of {self.size} "
                     f"(seed {self.seed}) after the inputs before it in one subject, and passes it alone; the base "
@@ -72,15 +80,32 @@ def run_sample(evidence: Evidence, inputs: list[Any], sample: Sample, head: Side
     """`evidence` (the pinned payload passed) with a witness from the sample when an input separates head from base:
     shrunk, replayed, and its base replays on record. `base` gives the base's sides on first use (most heads fail no
     input, and then the base is never checked out); the inputs the head did not pass go to the base together."""
-    failing = [(index, start) for index, _, start in _not_passing(inputs, head, sample, progress)]
-    if not failing:
-        return evidence
-    sides = base()
-    if sides is None:
-        return evidence  # no base to tell the patch's failures from old ones: the sample cannot speak
+    sides: list[Sides | None] = []
+
+    def base_sides() -> Sides | None:
+        if not sides:
+            sides.append(base())
+        return sides[0]
+    found = list(_not_passing(inputs, head, sample, progress))
+    failing = [(index, start) for index, outcome, start in found if outcome != SILENT]  # (input, its row's start)
+    if not found or base_sides() is None:
+        return evidence  # nothing failed, or no base to tell the patch's failures from old ones: the sample is silent
+    if failing:
+        evidence = _on_base(evidence, inputs, failing, sample, head, base_sides(), policy, progress)
+    for start in [start for _, outcome, start in found if outcome == SILENT]:
+        if sample.exposed is None and not sample.holds and _silent_on_head_only(inputs[start:], head, base_sides(),
+                                                                                 policy):
+            sample.holds.append(f"sample_row:{start}")  # each input alone passed: the row is what differs
+    return evidence
+
+
+def _on_base(evidence: Evidence, inputs: list[Any], failing: list[tuple[int, int]], sample: Sample, head: Sides,
+             sides: Sides, policy: Policy, progress: Progress) -> Evidence:
+    """The inputs the head did not pass, asked of the base together; the first the base passes and the head fails
+    alone is the witness; one the head fails only in its row is the kept-state check's."""
     on_base = [inputs[index] for index, _ in failing]
-    base_fails = {failing[at][0] for at, *_ in _not_passing(on_base, sides, Sample("", len(on_base)),
-                                                             lambda *_: None)}
+    base_fails = {failing[at][0] for at, outcome, _ in _not_passing(on_base, sides, Sample("", len(on_base)),
+                                                                     lambda *_: None) if outcome != SILENT}
     sample.base_failed = len(base_fails)
     for index, start in failing:
         if index in base_fails:
@@ -89,8 +114,7 @@ def run_sample(evidence: Evidence, inputs: list[Any], sample: Sample, head: Side
         first = head.cold(candidate)  # alone, in a subject of its own: the row that counts
         if first.outcome == "pass":
             sample.in_row += 1
-            before = {at - start for at, began in failing if began == start and at < index}
-            if _kept_state(inputs[start:index + 1], before, sides, policy):
+            if _kept_state(inputs[start:index + 1], sides, policy):
                 sample.holds.append(f"sample_state:{index}")
                 return evidence
             continue
@@ -102,20 +126,39 @@ def run_sample(evidence: Evidence, inputs: list[Any], sample: Sample, head: Side
     return evidence
 
 
-def _kept_state(row: list[Any], failed: set[int], base: Sides, policy: Policy) -> bool:
+def _kept_state(row: list[Any], base: Sides, policy: Policy) -> bool:
     """Whether the base passes the last input of `row` (which the head failed or hung on after the others, in one
-    subject, and passed alone) `runs` times after the same inputs in one subject, failing none but those the head
-    failed there too (`failed`, positions in the row): then the failure was the inputs before it, in code the base
-    does not have (a cache that answers for the wrong input, an implementation right on a process's first call only,
-    or wrong at random after it: found by two reviewers). A base that fails it even once, or fails another input the
-    head passed there, may have a bug of its own in that row (a set order: found by one too)."""
+    subject, and passed alone) every one of `runs` times it is given the same inputs in one subject: then the failure
+    was the inputs before it, in code the base does not have (a cache that answers for the wrong input, an
+    implementation right on a process's first call only, or wrong at random after it: found by two reviewers). What
+    the base makes of the inputs before it decides nothing (an input the patch fixed, failing on the base at the row's
+    start, excused every later failure: found by a reviewer); a base that fails the input itself even once may have a
+    bug of its own there (a set order: found by one too)."""
     if base.batch is None or len(row) < 2:
         return False
     for _ in range(policy.runs):
         told = _told(base.batch(row), len(row))
-        if told is None or told[0] != len(row) or not set(told[1]) <= failed:
+        if told is None or told[0] != len(row) or len(row) - 1 in told[1]:
             return False
     return True
+
+
+def _silent_on_head_only(row: list[Any], head: Sides, base: Sides | None, policy: Policy) -> bool:
+    """Whether a row of inputs the head came to no verdict on (it flooded its output, outran the row's time, crashed
+    the judge) does so again, and the base gives a verdict on every input of the same row in one subject, `runs` times
+    out of `runs`: then the head differs from the base in one subject, where each input alone could not show it (a
+    head right on a process's first call and raising a long message after it, whose tracebacks overran the row's
+    output: found by a reviewer). Else each input is asked alone, as before."""
+    if base is None or base.batch is None or head.batch is None or len(row) < 2:
+        return False
+    if _told(head.batch(row), len(row)) is not None:
+        return False  # the head's row came to a verdict this time: the inputs are asked alone
+    return all(_finished(base.batch(row), len(row)) for _ in range(policy.runs))
+
+
+def _finished(row, size: int) -> bool:
+    told = _told(row, size)
+    return told is not None and told[0] == size
 
 
 def _not_passing(inputs: list[Any], side: Sides, sample: Sample,
@@ -123,13 +166,15 @@ def _not_passing(inputs: list[Any], side: Sides, sample: Sample,
     """(index, outcome, where its row started) of each input `side` does not pass, in order, up to the first with no
     verdict (a hang, a broken boundary: the inputs after it could each take as long): the inputs go in cold rows of
     several, each naming the inputs it failed and going on past them; a row that does not say which (it ran out of
-    time, its judge died) leaves the rest to one cold row each. One row at a time: a row keeps both cores busy (each
+    time, its judge died) is given as (its start, SILENT, its start), and leaves the rest to one cold row each. One row at a time: a row keeps both cores busy (each
     side spins briefly for the other's answer), so rows at once only slow each other (measured)."""
     start = 0
     while start < len(inputs):
         row = side.batch(inputs[start:]) if side.batch is not None else None
         told = _told(row, len(inputs) - start)
         if told is None:
+            if row is not None and row.reason != ROW_REFUSED and len(inputs) - start > 1:
+                yield start, SILENT, start  # the caller may ask the base about this row before each input goes alone
             break
         ran, failed = told
         sample.ran = min(len(inputs), start + ran + 1)

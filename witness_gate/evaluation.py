@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from witness_gate.processes import Finished
 
 DETAIL_CHARS = 2000
+ROW_REFUSED = "sample"  # the reason of a broader sample's row a runner does not take (a command: one payload a run)
 OBSERVED_CHARS = 1000  # of what the judge saw fail, kept in each row of the record
 
 

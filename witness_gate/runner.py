@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from witness_gate.canonical import canonical_bytes
 from witness_gate.config import Config
-from witness_gate.evaluation import Evaluation, verdict_of_judge, verdict_of_process
+from witness_gate.evaluation import ROW_REFUSED, Evaluation, verdict_of_judge, verdict_of_process
 from witness_gate.labels import path_matches
 from witness_gate.processes import Finished, collect_pair
 from witness_gate.safefs import UnsafePath, read_inside
@@ -226,7 +226,7 @@ class PropertyRunner:
         """A broader sample's inputs in one cold row (see `evaluate`); a runner protocol's command takes one payload
         an evaluation, so its row names no input (`sample` None) and broader.py gives each input a row of its own."""
         if self.command is not None:
-            return Evaluation("transport", "sample")
+            return Evaluation("transport", ROW_REFUSED)
         with self._lock:
             started = self._sides.judge is not None or self._sides.ahead is not None
         if not started:  # a side nothing ran on yet (the base, asked once): one cold row costs less than warm parents

@@ -384,7 +384,8 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
             if compared is not None:
                 exc.args = (compared,)
                 observed = f"AssertionError: {compared}"
-            _print_exception(exc)
+            if first_failure is None:  # a sample row's later tracebacks would only crowd its capped output
+                _print_exception(exc)
         if peer.fault is not None:  # whatever the property made of it, a broken boundary gives no verdict
             finish("transport", fault_kind(peer.fault), peer.fault.detail, peer.imported, said)
         if peer.in_place.payload_changed:  # whatever it holds at the end: a later call could have put it back
