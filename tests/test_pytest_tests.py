@@ -552,3 +552,37 @@ def test_a_case_is_named_by_its_position_not_by_what_the_implementation_calls_it
     base, head = reason_of(tmp_path, BUILT_BASE, BUILT), reason_of(tmp_path, RENAMED_HEAD, BUILT)
     assert base.startswith("skipped:1/2:") and head.startswith("skipped:1/2:"), (base, head)
     assert base != head  # a different case was skipped: the base replays fail otherwise, so the head is a regression
+
+
+def test_options_of_plugins_the_judge_does_not_have_are_left_out_of_the_oracle_s_configuration(git_repo, tmp_path):
+    # bidict's pytest.ini names pytest-xdist's and pytest-benchmark's options, pytest-cov's is common: pytest refused
+    # to start on every row (exit 4, "found no test") and every test held; an option the oracle's conftest.py adds
+    # stays, with its value
+    ini = ("[pytest]\naddopts = --numprocesses=auto --benchmark-disable -n 2 --cov calc --answer 42 "
+           "--doctest-modules\n")
+    conftest = 'def pytest_addoption(parser):\n    parser.addoption("--answer", default="none")\n'
+    test = ("from calc import double\n\n\ndef test_double(request):\n"
+            "    assert request.config.getoption('answer') == '42'\n    assert double(2) == 4\n")
+    git_repo.commit({".witness.yml": CONFIG.replace('oracle: ["tests/"]', 'oracle: ["tests/", "pytest.ini"]'),
+                     "pytest.ini": ini, "src/calc.py": CALC, "tests/conftest.py": conftest,
+                     "tests/test_calc.py": test}, "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": CALC + "\n# tidy\n"}, "tidy")
+    [named, others] = gate(git_repo, tmp_path / "out").results
+    assert named.verdict.label == "pass", (named.verdict, named.notes, named.evidence.first[0].detail[-600:])
+    assert "left out of the oracle's pytest configuration" in named.evidence.first[0].detail
+    assert "--numprocesses=auto --benchmark-disable -n 2 --cov calc" in named.evidence.first[0].detail
+
+
+def test_a_configuration_pytest_will_not_start_with_holds_with_pytest_s_own_words(git_repo, tmp_path):
+    # was "pytest found no test ... (exit 4)": pytest's usage error is what says what to mend
+    git_repo.commit({".witness.yml": CONFIG.replace('oracle: ["tests/"]', 'oracle: ["tests/", "pytest.ini"]'),
+                     "pytest.ini": "[pytest]\naddopts = --import-mode=sideways\n", "src/calc.py": CALC,
+                     "tests/test_calc.py": "from calc import double\n\n\ndef test_double():\n    assert double(2) == 4\n"},
+                    "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": CALC + "\n# tidy\n"}, "tidy")
+    [named, others] = gate(git_repo, tmp_path / "out").results
+    assert (named.verdict.label, named.verdict.hold_reasons) == ("hold", ["transport:collect"]), named.verdict
+    said = named.evidence.first[0].detail
+    assert "pytest would not start for tests/test_calc.py::test_double" in said and "sideways" in said, said

@@ -14,6 +14,7 @@ oracle's problem (no verdict).
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 
 from witness_gate.sandbox.judge import examples as hypothesis_examples
@@ -119,10 +120,62 @@ def _run(selector: str, seed: str, blame, usable, reports: Reports) -> tuple[str
     _seeded_settings()
     reports.named = named
     try:
-        code = int(pytest.main(arguments(nodeid, seed), plugins=[reports]))
+        args = arguments(nodeid, seed)
+        lenient = _lenient(pytest, len(args))
+        code = int(pytest.main(args, plugins=[reports, lenient]))
     except BaseException as exc:  # noqa: BLE001 - pytest's own failure, or a SystemExit of the code it ran
         return "transport", "pytest", f"pytest stopped: {type(exc).__name__}: {exc}"[:MAX_DETAIL], {}
+    if lenient.refused:  # pytest's usage error, which it printed and left at "exit 4"
+        return "transport", "collect", (f"pytest would not start for {nodeid}: {lenient.refused} (the oracle's pytest "
+                                        "configuration, read with the judge's own pytest and plugins)")[:MAX_DETAIL], {}
     return judged(reports, code, nodeid, named, blame, usable)
+
+
+def _lenient(pytest, own: int):
+    """A plugin that leaves out what the oracle's configuration passes to plugins the judge does not have (addopts
+    such as pytest-xdist's `--numprocesses=auto`, pytest-cov's `--cov pkg`, pytest-benchmark's): the judge runs one
+    test a row with its own trusted plugins, and an option nobody here reads changes nothing but pytest's refusal to
+    start. Asked once the oracle's conftest.py files are loaded (their options are known then); the gate's own `own`
+    last arguments are never touched, and what went is said on stderr (the row's detail)."""
+
+    class Lenient:
+        refused = ""  # pytest's usage error, if it would not start
+
+        @pytest.hookimpl(wrapper=True)
+        def pytest_cmdline_parse(self, pluginmanager, args):
+            try:
+                return (yield)
+            except pytest.UsageError as exc:
+                self.refused = str(exc)
+                raise
+
+        @pytest.hookimpl(wrapper=True)
+        def pytest_load_initial_conftests(self, early_config, parser, args):
+            result = yield
+            _, unknown = parser.parse_known_and_unknown_args(list(args))
+            configured, dropped, index = args[:len(args) - own], [], 0
+            unknown = list(unknown)
+            kept = []
+            while index < len(configured):
+                token = configured[index]
+                if token in unknown:
+                    unknown.remove(token)
+                    dropped.append(token)
+                    following = configured[index + 1] if index + 1 < len(configured) else None
+                    if token.startswith("-") and "=" not in token and following is not None and \
+                            not following.startswith("-"):
+                        dropped.append(following)  # its value (`-n auto`), else a path pytest would try to collect
+                        index += 1
+                else:
+                    kept.append(token)
+                index += 1
+            if dropped:
+                args[:] = kept + args[len(args) - own:]
+                print("witness-gate: left out of the oracle's pytest configuration, options of plugins the judge "
+                      f"does not have: {' '.join(dropped)}", file=sys.stderr)
+            return result
+
+    return Lenient()
 
 
 def _seeded_settings() -> None:
