@@ -18,6 +18,9 @@ from witness_gate.init import INSTALL, Layout, propose, read_layout
     # pytest's own testpaths win over the folder names
     (Layout(folders=("natsort", "tests", "extra"), packages=("natsort",), testpaths=("tests", "extra/test_x.py"),
             config_file="setup.cfg"), ["natsort/"], ["tests/", "extra/test_x.py"], ("tests/", "extra/test_x.py")),
+    # bidict: testpaths name the package (its doctests) and docs/: the code and the documentation, not tests
+    (Layout(folders=("bidict", "tests"), packages=("bidict",), testpaths=("bidict", "tests", "docs"),
+            config_file="pytest.ini"), ["bidict/"], ["tests/"], ("tests/",)),
     # a single-module project with its tests beside it, and a conftest.py at the top: the oracle's
     (Layout(modules=("bidi.py", "conftest.py", "setup.py", "test_bidi.py")), ["bidi.py"],
      ["test_bidi.py", "conftest.py"], ("test_bidi.py",)),

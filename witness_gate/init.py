@@ -88,6 +88,16 @@ def _tests(layout: Layout, why: list[str]) -> list[str]:
     if layout.testpaths:  # outside the repository, or the repository itself: not a test folder to gate
         paths = [p if p.endswith(".py") else p.rstrip("/") + "/" for p in
                  (normal_path(t) for t in layout.testpaths if not t.startswith("/") and ".." not in t.split("/")) if p]
+        # a package of the code (bidict's testpaths name it for its doctests): written with the code, a patch edits
+        # both, so it cannot judge the code; documentation is ignored, so its doctests judge nothing either
+        code = [p for p in paths if p.rstrip("/") in layout.packages]
+        docs = [p for p in paths if p.split("/")[0] in ("docs", "doc")]
+        if code or docs:
+            why.append(f"properties.pytest: {', '.join(code + docs)} left out of the testpaths: "
+                       + "; ".join(([f"{', '.join(code)}: the code under test (its doctests are written with it, so a "
+                                     "patch changes both and they cannot judge it)"] if code else [])
+                                   + ([f"{', '.join(docs)}: documentation, which the gate ignores"] if docs else [])))
+            paths = [p for p in paths if p not in code and p not in docs]
         if paths:
             why.append(f"properties.pytest: {', '.join(paths)}: the testpaths of the pytest configuration in "
                        f"{layout.config_file}; every test there is a property")
