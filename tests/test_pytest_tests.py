@@ -586,3 +586,15 @@ def test_a_configuration_pytest_will_not_start_with_holds_with_pytest_s_own_word
     assert (named.verdict.label, named.verdict.hold_reasons) == ("hold", ["transport:collect"]), named.verdict
     said = named.evidence.first[0].detail
     assert "pytest would not start for tests/test_calc.py::test_double" in said and "sideways" in said, said
+
+
+def test_a_test_module_may_import_typing_extensions_in_the_judge(tmp_path):
+    # bidict's tests take `assert_type` from it: the judge carries the gate's own copy beside pytest and Hypothesis
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "src" / "calc.py").write_text(CALC)
+    (tmp_path / "tests" / "test_calc.py").write_text("from typing_extensions import assert_type\nfrom calc import double"
+                                                     "\n\n\ndef test_double():\n    assert assert_type(double(2), int) "
+                                                     "== 4\n")
+    row = run(stage_directory(tmp_path), "test_double")
+    assert (row.outcome, row.reason) == ("pass", None), row.detail[-600:]

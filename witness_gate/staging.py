@@ -16,6 +16,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from witness_gate.canonical import sha256_hex
+
 # all the sandbox sees of the gate
 HARNESS_FILES = ("__init__.py", "contracts.py", "netshim.py", "reasons.py")
 # the boundary's packages, staged whole for the judge and the subject (witness_gate/sandbox/__init__.py is the host's:
@@ -23,6 +25,9 @@ HARNESS_FILES = ("__init__.py", "contracts.py", "netshim.py", "reasons.py")
 STAGED_PACKAGES = ("sandbox/wire", "sandbox/judge", "sandbox/subject")
 # what a repository's own tests need in the judge: the gate's trusted copies (never what the head installed)
 JUDGE_PACKAGES = ("pytest", "pluggy", "iniconfig", "packaging", "hypothesis", "attrs", "sortedcontainers")
+# and these when the gate's interpreter has them: what test modules commonly import beside pytest (bidict's tests take
+# typing_extensions' assert_type)
+JUDGE_EXTRAS = ("typing_extensions",)
 SETTLED_NS = 946684800 * 10**9  # 2000-01-01: every evaluation sees the same atime and mtime everywhere
 DEFAULT_SANDBOX_UID = 64321  # a uid of its own, so process limits count only sandboxed processes
 WORKER_UID_BASE, WORKER_UID_SPAN = 0x70000000, 1 << 24  # each worker's evaluations get their own uid
@@ -119,13 +124,21 @@ def judge_site() -> Path | None:
     rest copied; never settled, so their bytecode stays valid."""
     import importlib.metadata
 
-    site = stage_root() / "judge" / "site-packages"  # Hypothesis skips folders so named when it reads local code
-    if site.is_dir():  # made by an earlier process of this stage (a worker's horses share their parent's)
-        return site
     try:
         dists = [importlib.metadata.distribution(name) for name in JUDGE_PACKAGES]
     except importlib.metadata.PackageNotFoundError:
         return None
+    for name in JUDGE_EXTRAS:
+        try:
+            dists.append(importlib.metadata.distribution(name))
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    made_of = sha256_hex(" ".join(f"{d.metadata['Name']}=={d.version}" for d in dists).encode())[:16]
+    # Hypothesis skips folders named site-packages when it reads local code; one a set of packages, so a stage made
+    # before a package was added or upgraded is not taken for this one
+    site = stage_root() / "judge" / made_of / "site-packages"
+    if site.is_dir():  # made by an earlier process of this stage (a worker's horses share their parent's)
+        return site
     final, site = site, Path(tempfile.mkdtemp(prefix="site-", dir=stage_root()))  # made whole, then renamed into place
     for dist in dists:
         tops = {str(f).split("/")[0] for f in dist.files or () if not str(f).startswith("..")}
@@ -138,6 +151,7 @@ def judge_site() -> Path | None:
                 _link_or_copy(source, site / top)
     for dirpath, _dirnames, _filenames in os.walk(site):
         os.chmod(dirpath, 0o755)
+    final.parent.parent.mkdir(mode=0o755, exist_ok=True)
     final.parent.mkdir(mode=0o755, exist_ok=True)
     try:
         site.rename(final)

@@ -235,6 +235,31 @@ class Typed:
         self.value = value
 
 
+import typing
+from collections.abc import Mapping, MutableMapping
+
+K, V = typing.TypeVar("K"), typing.TypeVar("V")
+
+
+class Pairs(MutableMapping, typing.Generic[K, V]):  # a generic mapping, as bidict's classes are
+    def __init__(self, items=()):
+        self.data = dict(items)
+    def __getitem__(self, key):
+        return self.data[key]
+    def __setitem__(self, key, value):
+        self.data[key] = value
+    def __delitem__(self, key):
+        del self.data[key]
+    def __iter__(self):
+        return iter(self.data)
+    def __len__(self):
+        return len(self.data)
+
+
+class Lines:  # no mapping, no sequence
+    pass
+
+
 def poke(token):  # an oracle's object asked for more than a container asks of a member
     try:
         token._ask("__reduce__")
@@ -362,6 +387,32 @@ def prop_oracle_subclass(fixture):
             and issubclass(Doubled, Base) and Ints(3).value == 3 and refused)
 
 
+def prop_generic_classes(fixture):
+    # bidict's tests: `class UserBi(bidict[KT, VT])`, `BB = BidictBase[KT, VT]`, `t.Type[BB[KT, VT]]`, the classes
+    # compared and tried against the standard library's abstract classes
+    import typing
+    from collections.abc import Mapping, Reversible, Sequence
+    from shop import Pairs, Lines
+    KT, VT = typing.TypeVar("KT"), typing.TypeVar("VT")
+    PT = Pairs[KT, VT]
+    BT = typing.Type[PT[KT, VT]]
+    kinds = typing.Union[typing.Type[Pairs[KT, VT]], typing.Type[Lines]]
+
+    class Mine(Pairs[KT, VT]):
+        def doubled(self, key):
+            return 2 * self[key]
+    mine = Mine({"a": 2})
+    try:
+        isinstance(mine, PT)
+        checked = False
+    except TypeError:
+        checked = True
+    return (mine.doubled("a") == 4 and PT({"b": 1})["b"] == 1 and BT[int, str] is not None and kinds is not None
+            and Pairs == Pairs and Pairs != Lines and Pairs in (Lines, Pairs) and Lines not in (Pairs,)
+            and isinstance(mine, Mapping) and not isinstance(mine, Sequence) and issubclass(Pairs, Mapping)
+            and not issubclass(Lines, Mapping) and not issubclass(Pairs, Reversible) and checked)
+
+
 def prop_always_equal(fixture):
     return row([3, 1], "AlwaysEqual") == [1, 3]
 
@@ -453,7 +504,8 @@ def evaluate(checkout, name, payload=None):
 @pytest.mark.parametrize("name", ["prop_object_methods", "prop_generator", "prop_callback", "prop_exception_caught",
                                   "prop_in_place", "prop_exact_values", "prop_oracle_iterators_and_paths",
                                   "prop_kept_callables", "prop_truth_of_object", "prop_compare_sequences",
-                                  "prop_oracle_objects_by_reference", "prop_oracle_subclass"])
+                                  "prop_oracle_objects_by_reference", "prop_oracle_subclass",
+                                  "prop_generic_classes"])
 def test_a_property_uses_the_implementation_as_if_it_were_here(checkout, name):
     row = evaluate(checkout, name)
     assert (row.outcome, row.reason, row.isolation) == ("pass", None, "split-cold"), row.detail

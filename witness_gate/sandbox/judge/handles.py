@@ -40,6 +40,8 @@ class Handle:
         return self._w_peer.ask("len", self._w_number)
 
     def __getitem__(self, key):
+        if _type_parameters(key):  # `Their[KT, VT]`: a generic's parameters, which change nothing when it runs
+            return Parameterized(self, key)
         return self._w_peer.ask("getitem", self._w_number, key=key)
 
     def __setitem__(self, key, value):
@@ -106,8 +108,11 @@ class Handle:
         theirs = form(other, peer.contents) if mine is not None else None
         said = peer.ask("compare", self._w_number, name=op, v=other)
         show = lambda: f"{self._w_name()} {SYMBOLS[op]} {type(other).__name__}"  # noqa: E731
-        if mine is None and other is self and op in ("eq", "ne"):
-            return checked(op, said, op == "eq", show)  # itself: equal, whatever it holds
+        if mine is None and op in ("eq", "ne") and (other is self or self._w_class()):
+            # itself: equal, whatever it holds; a class (of a metaclass the subject names): equal to itself alone, as
+            # `type` has it (`bi_t in mutable_bidict_types`, typing's `Union` and aliases over the implementation's
+            # classes); the implementation's own answer must agree
+            return checked(op, said, (other is self) == (op == "eq"), show)
         if mine is None:
             raise NoContents(self._w_without(SYMBOLS[op]))
         expected = by_contents(op, mine, theirs)
@@ -129,6 +134,12 @@ class Handle:
 
     def __reduce_ex__(self, protocol):
         raise TypeError(f"{self._w_name()} stays in the implementation's process: it cannot be pickled in the judge")
+
+    def _w_class(self) -> bool:
+        """Whether the subject named this object's kind a metaclass: `type`, or one named as Python's are (ABCMeta,
+        EnumMeta, EnumType). The subject chooses the name; the implementation's answer must still agree with
+        identity, so a value object named so only loses the comparison by its own `__eq__`."""
+        return self._w_type in ("type", "EnumType") or self._w_type.endswith("Meta")
 
     def _w_name(self) -> str:
         return f"<{self._w_type} object of the implementation>"
@@ -164,3 +175,54 @@ for _name in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow"
     setattr(Handle, f"__i{_name}__", _arith(_name, "i:"))
 for _name in ("neg", "pos", "invert", "abs", "int", "float", "index"):
     setattr(Handle, f"__{_name}__", _unary(_name))
+
+
+class Parameterized:
+    """An implementation's generic class with type parameters of the oracle's (`bidict[KT, VT]`, `BB[KT, VT]`, as
+    bidict's tests write them), held here: the parameters are erased, as Python erases them when the code runs. It is
+    subscripted again, called, subclassed (`class UserBi(bidict[KT, VT])` is the class's subclass) and read from as
+    the class it names; like typing's own, it is no class to check instances against."""
+
+    __slots__ = ("origin", "parameters")
+
+    def __init__(self, origin: Handle, parameters) -> None:
+        self.origin, self.parameters = origin, parameters if isinstance(parameters, tuple) else (parameters,)
+
+    def __getitem__(self, key):
+        return Parameterized(self.origin, key)
+
+    @property
+    def __parameters__(self) -> tuple:  # what typing substitutes in an alias over it (`Type[BB[KT, VT]][K, V]`)
+        found: list = []
+        for part in self.parameters:
+            if _type_parameters(part) and part not in found:
+                found.append(part)
+        return tuple(found)
+
+    def __call__(self, *args, **kwargs):
+        return self.origin(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return getattr(self.origin, name)
+
+    def __mro_entries__(self, bases):
+        return self.origin.__mro_entries__(bases)
+
+    def __instancecheck__(self, instance):
+        raise TypeError("Subscripted generics cannot be used with class and instance checks")
+
+    def __subclasscheck__(self, cls):
+        raise TypeError("Subscripted generics cannot be used with class and instance checks")
+
+    def __repr__(self):
+        return f"{self.origin!r}[{', '.join(map(repr, self.parameters))}]"
+
+
+def _type_parameters(key) -> bool:
+    """Whether `key` holds a type variable of the oracle's (typing.TypeVar, ParamSpec, TypeVarTuple)."""
+    import typing
+
+    kinds = tuple(getattr(typing, name) for name in ("TypeVar", "ParamSpec", "TypeVarTuple") if hasattr(typing, name))
+    return any(isinstance(part, kinds) for part in (key if isinstance(key, tuple) else (key,)))

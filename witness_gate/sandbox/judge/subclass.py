@@ -25,8 +25,9 @@ Placeholder = Remote("ImplementationClass", (), {})  # what Handle.__mro_entries
 
 
 def made_there(name: str, bases: tuple, namespace: dict, keywords: dict):
-    from witness_gate.sandbox.judge.handles import Handle
+    from witness_gate.sandbox.judge.handles import Handle, Parameterized
 
+    bases = tuple(base.origin if isinstance(base, Parameterized) else base for base in bases)
     handles = [base for base in bases if isinstance(base, Handle)]
     if len(handles) != len(bases):
         raise TypeError(f"class {name}: a class of the oracle's cannot be combined with the implementation's classes "
