@@ -290,16 +290,14 @@ def _judge(wire: int, fixture: str, selector: str) -> tuple[str, str | None, str
 def _evaluate(wire: int, fixture: str, selector: str) -> None:
     import time
 
-    from witness_gate.sandbox.judge import asserts, examples, tests
-    from witness_gate.sandbox.judge.blame import (
-        blame, fault_kind, missing_package, missing_why, shadowed_why, test_verdict,
-    )
+    from witness_gate.sandbox.judge import examples, tests
+    from witness_gate.sandbox.judge.blame import missing_package, shadowed_why, test_verdict
     from witness_gate.sandbox.judge.imports import SubjectModules, judge_held
     from witness_gate.sandbox.judge.inplace import containers
     from witness_gate.sandbox.judge.peer import Peer
-    from witness_gate.sandbox.judge.verdicts import usable_reason, verdict_of
+    from witness_gate.sandbox.judge.verdicts import usable_reason
     from witness_gate.sandbox.wire.frames import Channel, loads
-    from witness_gate.sandbox.wire.importpath import load_file, seed_random
+    from witness_gate.sandbox.wire.importpath import seed_random
 
     env = os.environ
     relpath, _, function = selector.partition("::")
@@ -324,7 +322,6 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     shadowed = judge_held(finder)
     if shadowed:  # the judge could never ask the implementation for these: no verdict, before anything runs
         finish("transport", "shadowed", shadowed_why(shadowed))
-    missed = ""
     ours = set(env.get("WITNESS_SUBJECT_MODULES", "").split(","))
 
     def missing(exc) -> str:
@@ -341,11 +338,23 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
         finish(*test_verdict(peer, ours, root, lambda blame: tests.run_test(
             selector, env.get("WITNESS_SEARCH_SEED") or env.get("WITNESS_SEED", ""), blame, usable_reason,
             payload or None)))
+    prop = _load_property(relpath, function, root, peer, missing, finish)
+    _run_property(prop, payload, os.environ.get("WITNESS_SAMPLE") == "1", peer, root, missing, finish)
+
+
+def _load_property(relpath: str, function: str, root: str, peer, missing, finish):
+    """The property function from the oracle's module; an import the implementation broke is a failure, the oracle's
+    own is no verdict."""
+    from witness_gate.sandbox.judge.blame import blame, fault_kind, missing_why
+    from witness_gate.sandbox.judge.verdicts import usable_reason
+    from witness_gate.sandbox.wire.importpath import load_file
+
     try:
         module = load_file("witness_property_" + relpath.replace("/", "_").removesuffix(".py"), os.path.join(root, relpath))
         prop = getattr(module, function, None)
         if not callable(prop):
             raise AttributeError(f"{relpath} has no function {function}")
+        return prop
     except BaseException as exc:  # noqa: BLE001 - the implementation's failure is a verdict, the oracle's is none
         if peer.fault is not None:
             finish("transport", fault_kind(peer.fault), peer.fault.detail, peer.imported)
@@ -357,10 +366,19 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
         if blamed:
             finish("fail", blamed, "", peer.imported)
         finish("transport", "import", f"cannot import {relpath}: {_one_line(exc)}", peer.imported)
-    # a broader sample (WITNESS_SAMPLE): the property on each of a list of inputs in turn, against this one subject;
-    # an input it fails is named (`failed`) and the row goes on, an input with no verdict ends it (`sample`: how many
-    # inputs the row got through before the one it ended on, all of them when it ran to the end)
-    sample = os.environ.get("WITNESS_SAMPLE") == "1"
+
+
+def _run_property(prop, payload, sample: bool, peer, root: str, missing, finish) -> None:
+    """The property on the payload, or for a broader sample (WITNESS_SAMPLE) on each of a list of inputs in turn,
+    against this one subject: an input it fails is named (`failed`) and the row goes on, an input with no verdict
+    ends it (`sample`: how many inputs the row got through before the one it ended on, all of them when it ran to
+    the end)."""
+    from witness_gate.sandbox.judge import asserts
+    from witness_gate.sandbox.judge.blame import blame, fault_kind, missing_why
+    from witness_gate.sandbox.judge.inplace import containers
+    from witness_gate.sandbox.judge.verdicts import usable_reason, verdict_of
+    from witness_gate.sandbox.wire.importpath import seed_random
+
     if sample and type(payload) is not list:
         finish("transport", "harness", "a broader sample is a list of inputs")
     failed: list[int] = []
@@ -369,8 +387,8 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
         said = {"sample": index, "failed": failed} if sample else None
         peer.in_place.payload_ids, peer.in_place.payload_changed = frozenset(containers(one)), False
         if sample:
-            seed_random(env.get("WITNESS_SEED", ""))  # each input as its own evaluation would see it
-        observed = ""  # what a failing property raised: an assert's comparison, for people
+            seed_random(os.environ.get("WITNESS_SEED", ""))  # each input as its own evaluation would see it
+        observed, missed = "", ""  # what a failing property raised (an assert's comparison), for people
         try:
             outcome, reason = verdict_of(prop(one))
         except BaseException as exc:  # noqa: BLE001 - SystemExit too: a property may not pick its exit
