@@ -598,3 +598,19 @@ def test_a_test_module_may_import_typing_extensions_in_the_judge(tmp_path):
                                                      "== 4\n")
     row = run(stage_directory(tmp_path), "test_double")
     assert (row.outcome, row.reason) == ("pass", None), row.detail[-600:]
+
+
+@pytest.mark.parametrize("option", ["--timeout=1", "--cov-fail-under=90", "--reruns 3"])
+def test_an_option_of_a_missing_plugin_that_changes_how_tests_are_judged_holds(git_repo, tmp_path, option):
+    # found by a reviewer: pytest-timeout's `--timeout=1`, left out, let a head 100 times slower pass; only options
+    # that change nothing the judge decides are left out, the rest hold in pytest's words
+    git_repo.commit({".witness.yml": CONFIG.replace('oracle: ["tests/"]', 'oracle: ["tests/", "pytest.ini"]'),
+                     "pytest.ini": f"[pytest]\naddopts = --numprocesses=auto {option}\n", "src/calc.py": CALC,
+                     "tests/test_calc.py": "from calc import double\n\n\ndef test_double():\n    assert double(2) == 4\n"},
+                    "base")
+    git_repo.git("checkout", "-q", "-b", "patch")
+    git_repo.commit({"src/calc.py": CALC + "\n# tidy\n"}, "tidy")
+    [named, others] = gate(git_repo, tmp_path / "out").results
+    assert (named.verdict.label, named.verdict.hold_reasons) == ("hold", ["transport:collect"]), named.verdict
+    said = named.evidence.first[0].detail
+    assert "pytest would not start" in said and option.split()[0].split("=")[0] in said, said

@@ -30,4 +30,32 @@ def install() -> None:
         return subclasscheck(cls, subclass)
 
     abc.ABCMeta.__instancecheck__, abc.ABCMeta.__subclasscheck__ = __instancecheck__, __subclasscheck__
+    _typing(Handle, _standard_class)
     _installed.append(True)
+
+
+def _typing(Handle, _standard_class) -> None:
+    """typing's unsubscripted aliases (`typing.Iterable`, `typing.Callable`) check `type(obj)`, which is the judge's
+    Handle class, with all its operators, so every implementation object was an Iterable, Sized, Collection (found by
+    a reviewer): a handle is checked against the alias's own class there. Its runtime protocols (`SupportsInt`) read
+    attributes off the handle: a handle is checked there too."""
+    import typing
+
+    alias = typing._SpecialGenericAlias
+    alias_check = alias.__instancecheck__
+
+    def alias_instancecheck(self, obj):
+        if type(obj) is Handle:
+            return isinstance(obj, self.__origin__)
+        return alias_check(self, obj)
+
+    alias.__instancecheck__ = alias_instancecheck
+    protocols = type(typing.SupportsInt)  # typing's _ProtocolMeta, an ABCMeta of its own
+    protocol_check = protocols.__dict__.get("__instancecheck__")
+    if protocol_check is not None:
+        def protocol_instancecheck(cls, instance):
+            if type(instance) is Handle and _standard_class(cls) is not None:
+                return instance._w_peer.ask("instance_of", instance._w_number, v=cls) is True
+            return protocol_check(cls, instance)
+
+        protocols.__instancecheck__ = protocol_instancecheck

@@ -40,9 +40,10 @@ class Handle:
         return self._w_peer.ask("len", self._w_number)
 
     def __getitem__(self, key):
-        if _type_parameters(key):  # `Their[KT, VT]`: a generic's parameters, which change nothing when it runs
-            return Parameterized(self, key)
-        return self._w_peer.ask("getitem", self._w_number, key=key)
+        said = self._w_peer.ask("getitem", self._w_number, key=key)  # its own answer, raising too
+        if isinstance(said, Handle) and said._w_type.endswith("Alias") and _type_parameters(key):
+            return Parameterized(said, key)  # `Their[KT, VT]`: typing's alias there, subscripted again here
+        return said
 
     def __setitem__(self, key, value):
         self._w_peer.ask("setitem", self._w_number, key=key, v=value)
@@ -178,18 +179,19 @@ for _name in ("neg", "pos", "invert", "abs", "int", "float", "index"):
 
 
 class Parameterized:
-    """An implementation's generic class with type parameters of the oracle's (`bidict[KT, VT]`, `BB[KT, VT]`, as
-    bidict's tests write them), held here: the parameters are erased, as Python erases them when the code runs. It is
-    subscripted again, called, subclassed (`class UserBi(bidict[KT, VT])` is the class's subclass) and read from as
-    the class it names; like typing's own, it is no class to check instances against."""
+    """The implementation's generic alias over type variables of the oracle's (`bidict[KT, VT]`, as bidict's tests
+    write it), as the subject made it: called, read from and subclassed (`class UserBi(bidict[KT, VT])`) there. Only
+    what typing does with the oracle's variables stays here, where they are variables: subscripted again
+    (`BB[KT, VT]`, `Type[BB[KT, VT]][K, V]`) it keeps the same alias with the new parameters, as Python erases them
+    when the code runs (the subject sees the variables as the oracle's objects, which typing cannot substitute)."""
 
-    __slots__ = ("origin", "parameters")
+    __slots__ = ("alias", "parameters")
 
-    def __init__(self, origin: Handle, parameters) -> None:
-        self.origin, self.parameters = origin, parameters if isinstance(parameters, tuple) else (parameters,)
+    def __init__(self, alias: Handle, parameters) -> None:
+        self.alias, self.parameters = alias, parameters if isinstance(parameters, tuple) else (parameters,)
 
     def __getitem__(self, key):
-        return Parameterized(self.origin, key)
+        return Parameterized(self.alias, key)
 
     @property
     def __parameters__(self) -> tuple:  # what typing substitutes in an alias over it (`Type[BB[KT, VT]][K, V]`)
@@ -200,15 +202,15 @@ class Parameterized:
         return tuple(found)
 
     def __call__(self, *args, **kwargs):
-        return self.origin(*args, **kwargs)
+        return self.alias(*args, **kwargs)
 
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        return getattr(self.origin, name)
+        return getattr(self.alias, name)
 
     def __mro_entries__(self, bases):
-        return self.origin.__mro_entries__(bases)
+        return self.alias.__mro_entries__(bases)
 
     def __instancecheck__(self, instance):
         raise TypeError("Subscripted generics cannot be used with class and instance checks")
@@ -217,7 +219,7 @@ class Parameterized:
         raise TypeError("Subscripted generics cannot be used with class and instance checks")
 
     def __repr__(self):
-        return f"{self.origin!r}[{', '.join(map(repr, self.parameters))}]"
+        return repr(self.alias)
 
 
 def _type_parameters(key) -> bool:

@@ -27,7 +27,7 @@ Placeholder = Remote("ImplementationClass", (), {})  # what Handle.__mro_entries
 def made_there(name: str, bases: tuple, namespace: dict, keywords: dict):
     from witness_gate.sandbox.judge.handles import Handle, Parameterized
 
-    bases = tuple(base.origin if isinstance(base, Parameterized) else base for base in bases)
+    bases = tuple(base.alias if isinstance(base, Parameterized) else base for base in bases)  # typing's, there
     handles = [base for base in bases if isinstance(base, Handle)]
     if len(handles) != len(bases):
         raise TypeError(f"class {name}: a class of the oracle's cannot be combined with the implementation's classes "

@@ -127,16 +127,39 @@ def _run(selector: str, seed: str, blame, usable, reports: Reports) -> tuple[str
         return "transport", "pytest", f"pytest stopped: {type(exc).__name__}: {exc}"[:MAX_DETAIL], {}
     if lenient.refused:  # pytest's usage error, which it printed and left at "exit 4"
         return "transport", "collect", (f"pytest would not start for {nodeid}: {lenient.refused} (the oracle's pytest "
-                                        "configuration, read with the judge's own pytest and plugins)")[:MAX_DETAIL], {}
+                                        "configuration, read with the judge's own pytest and plugins: an option of a "
+                                        "plugin the judge does not have that could change how the tests are judged "
+                                        "cannot be honoured here; keep it out of addopts, on the command line of the "
+                                        "runs that have the plugin)")[:MAX_DETAIL], {}
     return judged(reports, code, nodeid, named, blame, usable)
 
 
+# options of plugins the judge does not have that change nothing of which tests run or how they are judged: running
+# them apart (pytest-xdist), measuring them (pytest-benchmark, pytest-cov's reports), ordering them (pytest-randomly,
+# which the judge turns off). Anything else unknown stays, and pytest's refusal holds the test: pytest-timeout's
+# `--timeout`, pytest-cov's `--cov-fail-under` or an option that adds tests would judge what the judge cannot (found by
+# a reviewer: `--timeout=1` dropped let a head 100 times slower pass)
+HARMLESS = frozenset({"-n", "--numprocesses", "--dist", "--maxprocesses", "--max-worker-restart", "--maxschedchunk",
+                      "--cov", "--cov-report", "--cov-config", "--cov-branch", "--cov-append", "--cov-context",
+                      "--no-cov", "--no-cov-on-fail", "--randomly-seed", "--randomly-dont-reset-seed",
+                      "--randomly-dont-reorganize"})
+HARMLESS_PREFIXES = ("--benchmark-",)
+
+
+def _harmless(token: str) -> bool:
+    name = token.split("=", 1)[0]
+    if name.startswith("-n") and not name.startswith("--") and (name[2:].isdigit() or name[2:] == "auto"):
+        return True  # `-n4`, `-nauto`
+    return name in HARMLESS or name.startswith(HARMLESS_PREFIXES)
+
+
 def _lenient(pytest, own: int):
-    """A plugin that leaves out what the oracle's configuration passes to plugins the judge does not have (addopts
-    such as pytest-xdist's `--numprocesses=auto`, pytest-cov's `--cov pkg`, pytest-benchmark's): the judge runs one
-    test a row with its own trusted plugins, and an option nobody here reads changes nothing but pytest's refusal to
-    start. Asked once the oracle's conftest.py files are loaded (their options are known then); the gate's own `own`
-    last arguments are never touched, and what went is said on stderr (the row's detail)."""
+    """A plugin that leaves out of the oracle's configuration the options of plugins the judge does not have that
+    change nothing of how it judges (HARMLESS: bidict's pytest.ini names pytest-xdist's and pytest-benchmark's,
+    pytest-cov's `--cov` is common): the judge runs one test a row with its own trusted plugins. Asked once the
+    oracle's conftest.py files are loaded (their options are known then); the gate's own `own` last arguments are
+    never touched, and what went is said on stderr (the row's detail). Any other option pytest does not know stays,
+    and pytest's usage error holds the test in pytest's words (`refused`)."""
 
     class Lenient:
         refused = ""  # pytest's usage error, if it would not start
@@ -153,9 +176,8 @@ def _lenient(pytest, own: int):
         def pytest_load_initial_conftests(self, early_config, parser, args):
             result = yield
             _, unknown = parser.parse_known_and_unknown_args(list(args))
-            configured, dropped, index = args[:len(args) - own], [], 0
-            unknown = list(unknown)
-            kept = []
+            configured, dropped, kept, index = args[:len(args) - own], [], [], 0
+            unknown = [token for token in unknown if _harmless(token)]
             while index < len(configured):
                 token = configured[index]
                 if token in unknown:
@@ -172,7 +194,7 @@ def _lenient(pytest, own: int):
             if dropped:
                 args[:] = kept + args[len(args) - own:]
                 print("witness-gate: left out of the oracle's pytest configuration, options of plugins the judge "
-                      f"does not have: {' '.join(dropped)}", file=sys.stderr)
+                      f"does not have that change nothing it judges: {' '.join(dropped)}", file=sys.stderr)
             return result
 
     return Lenient()
