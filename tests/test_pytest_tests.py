@@ -574,17 +574,22 @@ def test_options_of_plugins_the_judge_does_not_have_are_left_out_of_the_oracle_s
     assert "--numprocesses=auto --benchmark-disable -n 2 --cov calc" in named.evidence.first[0].detail
 
 
-def test_a_configuration_pytest_will_not_start_with_holds_with_pytest_s_own_words(git_repo, tmp_path):
-    # was "pytest found no test ... (exit 4)": pytest's usage error is what says what to mend
+def gated_with_addopts(git_repo, tmp_path, addopts: str):
+    """test_double of a repository whose pytest.ini (an oracle path) has `addopts`, on a head that changes a comment."""
     git_repo.commit({".witness.yml": CONFIG.replace('oracle: ["tests/"]', 'oracle: ["tests/", "pytest.ini"]'),
-                     "pytest.ini": "[pytest]\naddopts = --import-mode=sideways\n", "src/calc.py": CALC,
+                     "pytest.ini": f"[pytest]\naddopts = {addopts}\n", "src/calc.py": CALC,
                      "tests/test_calc.py": "from calc import double\n\n\ndef test_double():\n    assert double(2) == 4\n"},
                     "base")
     git_repo.git("checkout", "-q", "-b", "patch")
     git_repo.commit({"src/calc.py": CALC + "\n# tidy\n"}, "tidy")
     [named, others] = gate(git_repo, tmp_path / "out").results
     assert (named.verdict.label, named.verdict.hold_reasons) == ("hold", ["transport:collect"]), named.verdict
-    said = named.evidence.first[0].detail
+    return named.evidence.first[0].detail
+
+
+def test_a_configuration_pytest_will_not_start_with_holds_with_pytest_s_own_words(git_repo, tmp_path):
+    # was "pytest found no test ... (exit 4)": pytest's usage error is what says what to mend
+    said = gated_with_addopts(git_repo, tmp_path, "--import-mode=sideways")
     assert "pytest would not start for tests/test_calc.py::test_double" in said and "sideways" in said, said
 
 
@@ -604,13 +609,5 @@ def test_a_test_module_may_import_typing_extensions_in_the_judge(tmp_path):
 def test_an_option_of_a_missing_plugin_that_changes_how_tests_are_judged_holds(git_repo, tmp_path, option):
     # found by a reviewer: pytest-timeout's `--timeout=1`, left out, let a head 100 times slower pass; only options
     # that change nothing the judge decides are left out, the rest hold in pytest's words
-    git_repo.commit({".witness.yml": CONFIG.replace('oracle: ["tests/"]', 'oracle: ["tests/", "pytest.ini"]'),
-                     "pytest.ini": f"[pytest]\naddopts = --numprocesses=auto {option}\n", "src/calc.py": CALC,
-                     "tests/test_calc.py": "from calc import double\n\n\ndef test_double():\n    assert double(2) == 4\n"},
-                    "base")
-    git_repo.git("checkout", "-q", "-b", "patch")
-    git_repo.commit({"src/calc.py": CALC + "\n# tidy\n"}, "tidy")
-    [named, others] = gate(git_repo, tmp_path / "out").results
-    assert (named.verdict.label, named.verdict.hold_reasons) == ("hold", ["transport:collect"]), named.verdict
-    said = named.evidence.first[0].detail
+    said = gated_with_addopts(git_repo, tmp_path, f"--numprocesses=auto {option}")
     assert "pytest would not start" in said and option.split()[0].split("=")[0] in said, said
