@@ -290,7 +290,7 @@ def _judge(wire: int, fixture: str, selector: str) -> tuple[str, str | None, str
 def _evaluate(wire: int, fixture: str, selector: str) -> None:
     import time
 
-    from witness_gate.sandbox.judge import examples, tests
+    from witness_gate.sandbox.judge import abcs, examples, tests
     from witness_gate.sandbox.judge.blame import missing_package, shadowed_why, test_verdict
     from witness_gate.sandbox.judge.imports import SubjectModules, judge_held
     from witness_gate.sandbox.judge.inplace import containers
@@ -316,6 +316,7 @@ def _evaluate(wire: int, fixture: str, selector: str) -> None:
     channel = Channel(wire)
     channel.deadline = time.monotonic() + float(env.get("WITNESS_TIMEOUT", "60"))
     peer = Peer(channel)
+    abcs.install()  # the standard library's abstract classes ask the subject about its objects
     finder = SubjectModules(peer, env.get("WITNESS_SUBJECT_MODULES", "").split(","), root,
                             env.get("WITNESS_NEW_MODULES", "").split(","))
     sys.meta_path.insert(0, finder)

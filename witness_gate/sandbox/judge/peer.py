@@ -11,7 +11,6 @@ import builtins
 import itertools
 import sys
 
-from witness_gate.sandbox.judge import abcs
 from witness_gate.sandbox.judge.classes import Classes
 from witness_gate.sandbox.judge.compare import KINDS, OPS
 from witness_gate.sandbox.judge.handles import Handle
@@ -43,7 +42,6 @@ class Peer:
         self.classes = Classes(self._handle)
         self.in_place = InPlace(self.decode)  # its payload_changed: the implementation changed the pinned payload
         self.imported: list[str] = []
-        abcs.install()  # the standard library's abstract classes ask the subject about its objects
         self._tags = {"H": self._handle, "K": self._callable, "E": self.classes.enum_member,
                       "G": self.classes.enum_of, "U": self.classes.named, "X": self.classes.exception,
                       "Y": self.classes.exception_of, "R": self._reference}
