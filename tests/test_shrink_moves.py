@@ -2,7 +2,7 @@
 
 import copy
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from witness_gate.canonical import canonical_bytes, shortlex_key
@@ -394,6 +394,7 @@ def test_a_pair_is_mirrored_before_it_transfers(threshold, extra):
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(min_value=1, max_value=10**6), st.integers(min_value=4, max_value=10**9))
+@example(threshold=250, times=4)  # found by Hypothesis in a full suite: -1000 turned 1000, itself a target, probed 999
 def test_a_number_that_just_lost_its_sign_is_not_probed_one_step_down(threshold, times):
     # -x turned x has just moved, so the step down that tells a stuck number (x - 1) is not probed
     start = -threshold * times

@@ -121,8 +121,9 @@ def find_smallest(holds: Callable[[int], bool], limit: int, *, step: bool = True
     top = limit - 1 if step and limit > 1 else limit  # the smallest known to hold
     below = 0
     for target in _targets():
-        if target > top:
-            break  # past the smallest known to hold (top itself is known: probing it is free)
+        if target > top or (not step and target == top):
+            break  # past the smallest known to hold (top itself is known: probing it is free); a number that has
+            # just moved and is itself a target is not probed one step down either (-1000 turned 1000: 999)
         if holds(target):
             if target - 1 > below and not holds(target - 1):
                 return target
