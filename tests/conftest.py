@@ -11,6 +11,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# the tests paste `witness-gate …` commands as a reviewer would: the console script beside this interpreter answers
+# them, whether the suite runs through scripts/test.sh (which puts .venv/bin on PATH) or as `.venv/bin/python -m pytest`
+if (Path(sys.executable).parent / "witness-gate").exists():
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 _SERVICES: dict = {}
