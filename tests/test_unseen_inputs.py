@@ -315,11 +315,12 @@ def test_an_accepted_freeze_silences_its_flake_not_a_regression_on_inputs_it_nev
                  extra=("--freezes", str(freeze)))
     [row] = again["properties"]
     record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
-    assert row["label"] == "regression", (row, record["notes"])
+    assert row["label"] == "regression", (row, record["notes"], record["broader_sample"])
     assert isinstance(record["broader_sample"]["exposed"], int)
     # and the freeze still silences its own flake: the shipped coin, frozen, is `frozen`
     still = gate(shop, f"coin-{attempt}", prop, extra=("--freezes", str(freeze)))
-    assert still["properties"][0]["label"] == "frozen", still["properties"]
+    kept = json.loads(Path(still["properties"][0]["replay"].split(" ", 2)[2].strip("'")).read_text())
+    assert still["properties"][0]["label"] == "frozen", (still["properties"], kept["notes"], kept["broader_sample"])
 
 
 def test_a_payload_nested_too_deep_to_vary_is_said_not_a_crash(tmp_path):

@@ -232,6 +232,9 @@ def replay_frozen(payload: Any, witness: Any, signature: str, evaluate: Evaluate
     all passing, another reason, a transport fault — returns None: the normal pipeline runs.
     """
     rows = replay_series(witness, evaluate, policy.runs, "replay-frozen", progress)
+    # a frozen witness is known to give two results: a series that agrees with itself goes on before it decides (a
+    # fair coin, frozen, failed or passed all five replays one attempt in sixteen: `regression`, or a new `flake`)
+    rows = look_harder(witness, rows, evaluate, policy, progress)
     failing = [row for row in rows if row.outcome == "fail"]
     decisive = bool(failing) and not any(row.outcome == "transport" for row in rows) and (
         len(failing) == len(rows) or {sig for sig in sign(rows) if sig} == {signature})

@@ -82,30 +82,36 @@ def warm() -> None:
             gc.freeze()  # what this parent made is never scanned in a child: its pages stay shared, not copied
             child = os.fork()
             if child == 0:
-                control.close()
-                for pidfd in children:
-                    os.close(pidfd)
-                os.dup2(fds[2], 1)
-                os.dup2(fds[2], 2)
-                _say_notes()
-                os.environ.update(WITNESS_FIXTURE=message["fixture"], WITNESS_PROPERTY=prop)  # as a cold judge's
-                for name in ("WITNESS_SAMPLE", "WITNESS_SEARCH_SEED"):  # this request's, never the parent's starter's
-                    os.environ.pop(name, None)
-                if message.get("sample") is True:
-                    os.environ["WITNESS_SAMPLE"] = "1"
-                if message.get("search_seed"):
-                    os.environ["WITNESS_SEARCH_SEED"] = str(message["search_seed"])
-                for name in ("WITNESS_CONTROL", "WITNESS_WARM_IMPORTS"):
-                    os.environ.pop(name, None)
-                if message.get("series"):  # a property's shrink candidates, one after another
-                    os.close(fds[1])
-                    serve_series(fds[0], prop)
-                evaluate(fds[0], fds[1], message["fixture"])
+                _child(control, children, fds, message, prop)  # never returns
             for passed in fds:
                 os.close(passed)
             pidfd = os.pidfd_open(child)
             children[pidfd] = (child, message["seq"])
             poller.register(pidfd, select.POLLIN)
+
+
+def _child(control, children: dict, fds: list[int], message: dict, prop: str) -> None:
+    """A warm judge's child, forked for one request: the parent's control socket and pidfds closed, its output on the
+    request's stderr, its environment a cold judge's for this request alone; then one evaluation, or a series."""
+    control.close()
+    for pidfd in children:
+        os.close(pidfd)
+    os.dup2(fds[2], 1)
+    os.dup2(fds[2], 2)
+    _say_notes()
+    os.environ.update(WITNESS_FIXTURE=message["fixture"], WITNESS_PROPERTY=prop)  # as a cold judge's
+    for name in ("WITNESS_SAMPLE", "WITNESS_SEARCH_SEED"):  # this request's, never the parent's starter's
+        os.environ.pop(name, None)
+    if message.get("sample") is True:
+        os.environ["WITNESS_SAMPLE"] = "1"
+    if message.get("search_seed"):
+        os.environ["WITNESS_SEARCH_SEED"] = str(message["search_seed"])
+    for name in ("WITNESS_CONTROL", "WITNESS_WARM_IMPORTS"):
+        os.environ.pop(name, None)
+    if message.get("series"):  # a property's shrink candidates, one after another
+        os.close(fds[1])
+        serve_series(fds[0], prop)
+    evaluate(fds[0], fds[1], message["fixture"])
 
 
 # what the judge imports on its own when the subject's answers need it (a Fraction, a date, an enum, an exception's
