@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from witness_gate.attempt import Policy, replay_frozen
+from witness_gate.attempt import replay_series
 from witness_gate.runner import Evaluation, PropertyRunner
 from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
 from witness_gate.warm_settings import SettingError, parallel_from_environment
@@ -47,7 +47,7 @@ def test_replays_run_at_once_and_keep_their_order():
         return Evaluation("fail", "x", f"replay-{mine}")  # one reason: a series at once that is kept
 
     evaluate.parallel = 2
-    _, rows = replay_frozen({"x": 1}, {"x": 1}, "-", evaluate, Policy(runs=4))
+    rows = replay_series({"x": 1}, evaluate, 4, "replay", lambda *_: None)
     assert [row.detail for row in rows] == ["replay-0", "replay-1", "replay-2", "replay-3"]
 
 
@@ -86,7 +86,7 @@ def test_sides_started_from_a_replay_thread_outlive_it(repo):
     runner = PropertyRunner(repo, "p.py::prop_quick", "1", Sandbox("bwrap"), timeout_seconds=20, parallel=2)
     try:
         for _ in range(3):  # each series' threads end before the next series starts
-            _, rows = replay_frozen({}, {}, "-", runner, Policy(runs=4))
+            rows = replay_series({}, runner, 4, "replay", lambda *_: None)
             assert [(row.outcome, row.isolation) for row in rows] == [("pass", "split-cold")] * 4, rows
     finally:
         runner.close()
