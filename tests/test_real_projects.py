@@ -20,13 +20,18 @@ CASEFOLD = "tests.test_input_string_transform_factory.test_input_string_transfor
 UTILS = "natsort/utils.py"
 
 
-@pytest.fixture(scope="module")
-def natsort(tmp_path_factory) -> Path:
-    dest = tmp_path_factory.mktemp("projects") / "natsort"
+def published(project: str, tmp_path_factory) -> Path:
+    """examples/projects/<project> as its maintainers would adopt the gate (make_repo.sh): the .witness.yml init wrote."""
+    dest = tmp_path_factory.mktemp("projects") / project
     env = {**os.environ, "PYTHONPATH": str(ROOT), "WITNESS_GATE": f"{sys.executable} -m witness_gate"}
-    subprocess.run(["bash", str(ROOT / "examples/projects/make_repo.sh"), "natsort", str(dest)], check=True, env=env,
+    subprocess.run(["bash", str(ROOT / "examples/projects/make_repo.sh"), project, str(dest)], check=True, env=env,
                    capture_output=True, text=True)
     return dest
+
+
+@pytest.fixture(scope="module")
+def natsort(tmp_path_factory) -> Path:
+    return published("natsort", tmp_path_factory)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -144,11 +149,7 @@ SHARED_TAIL = {PVECTOR: ("                new_tail = list(self._tail)\n         
 
 @pytest.fixture(scope="module")
 def pyrsistent(tmp_path_factory) -> Path:
-    dest = tmp_path_factory.mktemp("projects") / "pyrsistent"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "WITNESS_GATE": f"{sys.executable} -m witness_gate"}
-    subprocess.run(["bash", str(ROOT / "examples/projects/make_repo.sh"), "pyrsistent", str(dest)], check=True,
-                   env=env, capture_output=True, text=True)
-    return dest
+    return published("pyrsistent", tmp_path_factory)
 
 
 def test_pyrsistent_s_tests_run_as_written_on_a_head_that_changes_nothing(pyrsistent):
@@ -238,11 +239,7 @@ DEDUP = {"bidict/_iter.py": ("    return map(swap, iteritems(arg))",
 
 @pytest.fixture(scope="module")
 def bidict_repo(tmp_path_factory) -> Path:
-    dest = tmp_path_factory.mktemp("projects") / "bidict"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "WITNESS_GATE": f"{sys.executable} -m witness_gate"}
-    subprocess.run(["bash", str(ROOT / "examples/projects/make_repo.sh"), "bidict", str(dest)], check=True,
-                   env=env, capture_output=True, text=True)
-    return dest
+    return published("bidict", tmp_path_factory)
 
 
 def test_bidict_s_init_left_its_package_and_docs_out_of_the_tests(bidict_repo):
