@@ -166,8 +166,9 @@ def _not_passing(inputs: list[Any], side: Sides, sample: Sample,
     """(index, outcome, where its row started) of each input `side` does not pass, in order, up to the first with no
     verdict (a hang, a broken boundary: the inputs after it could each take as long): the inputs go in cold rows of
     several, each naming the inputs it failed and going on past them; a row that does not say which (it ran out of
-    time, its judge died) is given as (its start, SILENT, its start), and leaves the rest to one cold row each. One row at a time: a row keeps both cores busy (each
-    side spins briefly for the other's answer), so rows at once only slow each other (measured)."""
+    time, its judge died) is given as (its start, SILENT, its start), and leaves the rest to one cold row each. One
+    row at a time: a row keeps both cores busy (each side spins briefly for the other's answer), so rows at once only
+    slow each other (measured)."""
     start = 0
     while start < len(inputs):
         row = side.batch(inputs[start:]) if side.batch is not None else None
