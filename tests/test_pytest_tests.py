@@ -611,3 +611,60 @@ def test_an_option_of_a_missing_plugin_that_changes_how_tests_are_judged_holds(g
     # that change nothing the judge decides are left out, the rest hold in pytest's words
     said = gated_with_addopts(git_repo, tmp_path, f"--numprocesses=auto {option}")
     assert "pytest would not start" in said and option.split()[0].split("=")[0] in said, said
+
+
+STACK = '''
+class Stack:
+    def __init__(self, items=()):
+        self.items = list(items)
+
+    def push(self, item):
+        self.items.append(item)
+
+    def __eq__(self, other):
+        return isinstance(other, Stack) and self.items == other.items
+
+    def __len__(self):
+        return len(self.items)
+
+    def __iter__(self):
+        return iter(self.items)
+'''
+COPIES = '''
+import copy
+import pickle
+
+from calc import Stack
+
+
+def test_pickled():
+    s = Stack([1, 2])
+    back = pickle.loads(pickle.dumps([s, "judge's"]))
+    assert back[1] == "judge's" and list(back[0]) == [1, 2] and back[0] is not s
+
+
+def test_copied():
+    inner = Stack([1])
+    s = Stack([inner, 2])
+    shallow, deep = copy.copy(s), copy.deepcopy(s)
+    inner.push(9)
+    assert list(list(shallow)[0]) == [1, 9] and list(list(deep)[0]) == [1]
+'''
+
+
+@pytest.mark.parametrize("node, lost, reason", [
+    ("test_pickled", "    def __reduce__(self):\n        return Stack, ()\n", "raise:AssertionError@tests/test_calc.py:11"),
+    ("test_copied", "    def __deepcopy__(self, memo):\n        return self\n", "raise:AssertionError@tests/test_calc.py:19"),
+])
+def test_the_implementation_s_objects_are_pickled_and_copied_by_the_implementation(tmp_path, node, lost, reason):
+    # bidict's and pyrsistent's tests pickle and copy what they made: each was `pre_existing` (a handle could not be
+    # pickled in the judge); the subject pickles, unpickles and copies them, and the judge keeps the bytes only
+    for name, calc in (("good", STACK), ("lost", STACK + lost)):
+        (tmp_path / name / "src").mkdir(parents=True)
+        (tmp_path / name / "tests").mkdir()
+        (tmp_path / name / "src" / "calc.py").write_text(calc)
+        (tmp_path / name / "tests" / "test_calc.py").write_text(COPIES)
+    row = run(stage_directory(tmp_path / "good"), node)
+    assert (row.outcome, row.reason) == ("pass", None), row.detail[-800:]
+    row = run(stage_directory(tmp_path / "lost"), node)
+    assert (row.outcome, row.reason) == ("fail", reason), row.detail[-800:]

@@ -223,6 +223,29 @@ def test_pyrsistent_s_fix_with_a_regression_test_beside_it_is_judged_and_passes(
     assert any("tests/tail_test.py" in note for note in record["notes"]), record["notes"]
 
 
+def test_pyrsistent_s_maps_compared_in_hash_order_are_a_flake_with_a_freeze_proposal_on_every_run(pyrsistent):
+    """A map's items come out in the order of their keys' hashes, which follow each process's PYTHONHASHSEED: equal
+    maps compared item by item, in order, are unequal on some layouts (5 in 8 for these two tests' string keys). It
+    was `regression` one run in ten: a test with no @given failed its first row and all five replays (5/8 to the
+    fifth power); a witness that is the pinned payload itself is now looked at harder, as a Hypothesis example is."""
+    in_order = {"pyrsistent/_pmap.py": ("            return dict(self.iteritems()) == dict(other.iteritems())",
+                                        "            return list(self.iteritems()) == list(other.iteritems())"
+                                        "  # same size: compare in order, no dicts")}
+    branch(pyrsistent, "in-order", in_order, message="compare maps without building dicts")
+    said = []
+    for _ in range(10):
+        summary = gate(pyrsistent, "main", "in-order", "tests.map_test.test_update_with",
+                       "tests.map_test.test_update_one_argument")
+        labels = sorted(row["label"] for row in summary["properties"])
+        proposals = [json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text()).get("freeze")
+                     for row in summary["properties"] if row["label"] == "flake"]
+        said.append((summary["verdict"], summary["exit_code"], bool(proposals) and all(proposals)))
+        # each test's own label is flake, or, when all five of its first rows missed (3/8 to the fifth power), pass,
+        # or not_reproduced once an earlier run of this same patch failed it (the records remember: a person looks)
+        assert set(labels) <= {"flake", "pass", "not_reproduced"} and "flake" in labels, summary
+    assert said == [("flake", 3, True)] * 10, said
+
+
 def test_pyrsistent_s_readme_only_head_is_skipped(pyrsistent):
     branch(pyrsistent, "docs", {"README.rst": ("Pyrsistent", "Pyrsistent (persistent data structures)")},
            message="docs")

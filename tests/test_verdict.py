@@ -209,6 +209,20 @@ def test_the_first_failure_is_not_evaluated_twice():
     assert ev.calls.count({"bad": 1}) == 1 + 5  # the first run, then the witness replays
 
 
+def test_a_test_with_no_given_whose_replays_all_fail_is_looked_at_harder():
+    # pyrsistent's maps compared in hash order: a plain test (the empty payload, nothing to shrink) failing on 5
+    # layouts in 8 failed its first row and all five replays one run in ten, and was `regression`; its replays now go
+    # on as a Hypothesis example's do, and the seventh disagrees
+    ev = Scripted(lambda p, n: P if n == 7 else fail())
+    evidence_ = run_attempt({}, ev, POLICY)
+    assert [r.outcome for r in evidence_.replays] == ["fail"] * 5 + ["pass"]
+    # its witness is its whole run: no second series of the same run, whose five failures held it as shrink_distorted
+    assert evidence_.unshrunk_replays == [] and decide(evidence_).label == "flake"
+    # a payload the shrinker tried smaller inputs of keeps its five replays (the cost of a real regression)
+    ev = Scripted(lambda p, n: fail() if bad(p) else P)
+    assert len(run_attempt({"bad": 1}, ev, POLICY).replays) == 5
+
+
 def test_a_witness_that_never_fails_replays_the_unshrunk_input():
     ev = Scripted(lambda p, n: fail() if n == 1 else P)
     evidence_ = run_attempt({"x": 1}, ev, POLICY)

@@ -134,7 +134,17 @@ class Handle:
         return isinstance(cls, Handle) and self._w_peer.ask("issubclass", self._w_number, v=cls) is True
 
     def __reduce_ex__(self, protocol):
-        raise TypeError(f"{self._w_name()} stays in the implementation's process: it cannot be pickled in the judge")
+        """Pickled by the subject, and unpickled there: the judge keeps its bytes and never loads them itself."""
+        pickled = self._w_peer.module("pickle").dumps(self, protocol)
+        if type(pickled) is not bytes:
+            raise TypeError(f"{self._w_name()} was pickled to no bytes")
+        return _unpickled, (pickled,)
+
+    def __copy__(self):  # the implementation's own copies, made where it is
+        return self._w_peer.module("copy").copy(self)
+
+    def __deepcopy__(self, memo):
+        return self._w_peer.module("copy").deepcopy(self)
 
     def _w_class(self) -> bool:
         """Whether the subject named this object's kind a metaclass: `type`, or one named as Python's are (ABCMeta,
@@ -144,6 +154,13 @@ class Handle:
 
     def _w_name(self) -> str:
         return f"<{self._w_type} object of the implementation>"
+
+
+def _unpickled(pickled: bytes):
+    """A handle's pickle loaded (`pickle.loads` in the oracle): by the subject that made it, into a new handle."""
+    from witness_gate.sandbox.judge.peer import current
+
+    return current().module("pickle").loads(pickled)
 
 
 def _comparison(op: str):

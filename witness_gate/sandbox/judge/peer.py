@@ -46,6 +46,16 @@ class Peer:
                       "G": self.classes.enum_of, "U": self.classes.named, "X": self.classes.exception,
                       "Y": self.classes.exception_of, "R": self._reference}
 
+        global _CURRENT
+        _CURRENT = self  # a judge asks one subject: a handle's pickle is loaded by it (handles._unpickled)
+        self.modules: dict[str, Handle] = {}
+
+    def module(self, name: str) -> Handle:
+        """A standard module as the subject has it (pickle, copy), imported there once."""
+        if name not in self.modules:
+            self.modules[name] = self.import_module(name)[0]
+        return self.modules[name]
+
     # -- requests ---------------------------------------------------------------------------------------------
     def import_module(self, name: str) -> tuple[Handle, str, bool]:
         reply = self._exchange({"op": "import", "name": name})  # lends no callable: no scope to end
@@ -311,6 +321,15 @@ class Lent:
         if question == "bool":
             return bool(self.value)
         return (repr if question == "repr" else str)(self.value)[:MAX_TEXT]
+
+
+_CURRENT: Peer | None = None
+
+
+def current() -> Peer:
+    if _CURRENT is None:
+        raise TypeError("no implementation to load this pickle: it was made by another evaluation's")
+    return _CURRENT
 
 
 ASKED = frozenset(OPS) | {"hash", "bool", "repr", "str"}
