@@ -14,7 +14,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from witness_gate.shrink_tree import is_int
+from witness_gate.shrink.tree import is_int
 
 
 @dataclass(frozen=True)

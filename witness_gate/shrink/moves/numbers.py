@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from witness_gate.shrink_memory import is_tuple, signature, tried
-from witness_gate.shrink_structure import Search, sweep
-from witness_gate.shrink_tree import Path, find_smallest, get_node, int_leaves, is_int, set_node, set_nodes
+from witness_gate.shrink.memory import is_tuple, signature, tried
+from witness_gate.shrink.moves.structure import Search, sweep
+from witness_gate.shrink.tree import Path, find_smallest, get_node, int_leaves, is_int, set_node, set_nodes
 
 
 def smaller_int(search: Search, path: Path, number: int) -> bool:

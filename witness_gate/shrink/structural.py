@@ -8,12 +8,12 @@ from typing import Any
 
 from witness_gate.canonical import canonical_bytes, sha256_hex, shortlex_key
 from witness_gate.gate import shrink_until_local_stop
-from witness_gate.shrink_memory import Slot
-from witness_gate.shrink_numbers import shift_pairs, shrink_equal_values, sum_fields, sum_lists
-from witness_gate.shrink_structure import (
+from witness_gate.shrink.memory import Slot
+from witness_gate.shrink.moves.numbers import shift_pairs, shrink_equal_values, sum_fields, sum_lists
+from witness_gate.shrink.moves.structure import (
     delete_after_values, delete_repeated_zeros, delete_structure, lift_descendants, lift_similar, merge_sibling_lists,
     renumber_indices)
-from witness_gate.shrink_values import simplify_values, sort_lists
+from witness_gate.shrink.moves.values import simplify_values, sort_lists
 
 __all__ = ["ShrinkResult", "Shrinker", "shrink", "shrink_until_local_stop", "single_deletions"]
 
@@ -83,7 +83,7 @@ class Shrinker:
     monotone and give up when one step does not fail; a failure that skips values (fails at
     multiples of 100, say) can leave a witness a jump away from a smaller one.
 
-    `memory` keeps what refuted candidates taught (shrink_memory): a part of a record (a list or
+    `memory` keeps what refuted candidates taught (shrink/memory.py): a part of a record (a list or
     dict of mixed kinds) that could not go, or a leaf of one that could not become null or "", is
     not probed again on a node of the same kind. So a local stop is a round with no commit among
     the candidates not so skipped; the memory is deterministic and never touches the cache.
@@ -107,7 +107,7 @@ class Shrinker:
         self.max_steps = max_steps
         self.max_evals = max_evals
         self.cache: dict[str, Reason] = {}
-        self.memory: dict[Slot, bool] = {}  # shapes refuted (see shrink_memory)
+        self.memory: dict[Slot, bool] = {}  # shapes refuted (see memory.py)
         self.steps = 0
         self.round_counted = False
         self.current = payload

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from witness_gate.canonical import shortlex_key
-from witness_gate.shrink_memory import Slot, is_tuple, signature, tried
-from witness_gate.shrink_tree import Path, child_keys, descendants, drop_run, find_largest, get_node, is_int, set_node
+from witness_gate.shrink.memory import Slot, is_tuple, signature, tried
+from witness_gate.shrink.tree import Path, child_keys, descendants, drop_run, find_largest, get_node, is_int, set_node
 
 LIFT_DEPTH = 1  # children; a grandchild is reached by lifting again, at the child (depth 2 probed
 # every leaf of a heap in the place of each node above it, in vain)

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from witness_gate.canonical import shortlex_key
-from witness_gate.shrink_memory import Slot, is_tuple, kind, signature, tried
-from witness_gate.shrink_numbers import absorb_neighbours, smaller_int
-from witness_gate.shrink_structure import Search, sweep
-from witness_gate.shrink_tree import Path, find_largest, get_node, is_int, set_node, simpler_values
+from witness_gate.shrink.memory import Slot, is_tuple, kind, signature, tried
+from witness_gate.shrink.moves.numbers import absorb_neighbours, smaller_int
+from witness_gate.shrink.moves.structure import Search, sweep
+from witness_gate.shrink.tree import Path, find_largest, get_node, is_int, set_node, simpler_values
 
 
 def simplify_values(search: Search) -> bool:
