@@ -14,12 +14,12 @@ from typing import Any
 
 from witness_gate import gitrepo, plan as plans, pytests, records, safefs
 from witness_gate.attempt import Policy
-from witness_gate.baseline import LazyBase
-from witness_gate.canonical import CanonicalError, patch_digest, sha256_hex
+from witness_gate.canonical import CanonicalError, patch_digest
 from witness_gate.config import CONFIG_NAME, Config, ConfigError, parse_config
 from witness_gate.discover import PropertyTarget, properties_of
 from witness_gate.environment import SetupOutcome, default_cache, set_up
-from witness_gate.lock import Lock, LockError, load_pinned, parse_fixture
+from witness_gate.gather import GitSource, base_of, pin_from_base
+from witness_gate.lock import Lock, LockError, load_pinned
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 from witness_gate.sandbox.names import new_top_modules
 from witness_gate.session import GateRun, Pinned, PropertyResult, Reporter
@@ -196,16 +196,9 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
     """Apply the plan: export what the gate runs, set it up, and gate every property (the base on demand)."""
     digest = patch_digest(c.base_tree, c.head_tree)
     checkout = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
-    base_dir = Path(tempfile.mkdtemp(prefix="witness-base-"))
-
-    def check_out_base() -> Path:  # the base's implementation and oracle, as they are at base_sha
-        gitrepo.export(repo, c.base_sha, base_dir)
-        make_readable(base_dir)
-        return base_dir
-
-    base = None if split.oracle_changed else LazyBase(c.base_sha, check_out_base, lambda path: set_up(
-        config, checkout=path, patch_digest=f"base:{c.base_tree}", sandbox=sandbox, cache=default_cache(),
-        say=reporter.say))
+    facts = GitSource(repo, Path(tempfile.mkdtemp(prefix="witness-base-")))
+    base = base_of(facts, c.base_sha, config, oracle_changed=split.oracle_changed, sandbox=sandbox,
+                   cache=default_cache(), say=reporter.say)
     try:
         # the base's oracle over the head (new tests beside a fix are not among it: the base has none of them)
         judged_by = plans.oracle_from_base(config, split.oracle_changed) if c.fork != c.base_sha or new_tests else ()
@@ -234,10 +227,10 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
                        source={"head_sha": c.head_sha, "head_tree": c.head_tree, "base_sha": c.base_sha,
                                "tree": gated, "oracle_paths": list(judged_by)}, base=base,
                        notes=(plans.new_tests_note(new_tests),) if new_tests else ())
-        results = gate.gate(targets, _pin_from_base(repo, c.base_sha, config, seed))
+        results = gate.gate(targets, pin_from_base(facts, c.base_sha, config, seed))
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
-        shutil.rmtree(base_dir, ignore_errors=True)
+        shutil.rmtree(facts.scratch, ignore_errors=True)
     return results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}"
 
 
@@ -249,26 +242,3 @@ def failed_before(out_dir: Path, digest: str) -> dict[str, str]:
         return {}  # none yet, or not ours: nothing to remember
     return {s.binding.assertion_id: f"record {s.path.name} of {s.record.get('created_at', '?')}"
             for s in stored if s.binding.patch_digest == digest and s.evidence is not None and s.evidence.failed_once}
-
-
-def _pin_from_base(repo: Path, base_sha: str, config: Config, seed: str | None) -> Callable[[PropertyTarget], Pinned]:
-    """Fixtures are read from the base commit, so a patch cannot refresh the pin and the witness together."""
-
-    def pinned(target: PropertyTarget) -> Pinned:
-        if target.node:  # a pytest test: no fixture file
-            return Pinned(*pytests.pinned(seed or config.seed, config.generator_version))
-        path = config.fixture_for(target.assertion_id)
-        raw = gitrepo.show(repo, base_sha, path)
-        if raw is None:
-            return Pinned(None, None, (
-                f"no fixture at {path} on the base commit; add it there, or map "
-                f"properties.fixtures.{target.assertion_id} in {CONFIG_NAME}"))
-        source = f"{path} (at base {base_sha[:12]})"
-        try:
-            fixture = parse_fixture(raw, source)
-        except (LockError, CanonicalError) as exc:
-            return Pinned(None, None, str(exc))
-        lock = Lock(path, sha256_hex(raw), config.generator_version, seed or fixture.seed or config.seed)
-        return Pinned(lock, fixture)
-
-    return pinned

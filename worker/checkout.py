@@ -168,3 +168,20 @@ def changed_paths_locally(api: GitHubApi, repo: str, base_sha: str, head_sha: st
     fork_point = api.merge_base(base_sha, head_sha)  # the three dots of GitHub's own list, not the base tip
     store = _fetched(api, cache, repo, [fork_point, head_sha])
     return gitrepo.changed_paths(store, fork_point, head_sha)
+
+
+class GitHubSource:
+    """A repository's facts as GitHub gives them (witness_gate/gather.py's Source): a file at a commit, and a
+    commit's files through the host's checkout cache."""
+
+    def __init__(self, api: GitHubApi, repo: str, cache: Path) -> None:
+        self.api, self.repo, self.cache = api, repo, cache
+
+    def file_at(self, path: str, sha: str) -> bytes | None:
+        return self.api.file_at(path, sha)
+
+    def check_out(self, sha: str) -> Path:
+        directory, exact = checkout(self.api, self.repo, sha, cache=self.cache)
+        if not exact:
+            raise RuntimeError("its files are not the commit's tree")
+        return directory

@@ -4,8 +4,6 @@ then one job per property and the verdict), apply (the check run)."""
 from __future__ import annotations
 
 import hashlib
-
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,24 +12,24 @@ from rq.job import Callback, Dependency
 
 from appcore import jobspec
 from appcore.jobspec import safe_id
-from witness_gate import plan as plans, pytests
+from witness_gate import plan as plans
 from witness_gate.sandbox.names import new_top_modules
 from witness_gate.attempt import Policy
 from witness_gate.canonical import patch_digest
 from witness_gate.config import CONFIG_NAME, Config, parse_config
 from witness_gate.discover import DiscoveryError, properties_of, property_named
 from witness_gate.environment import SetupOutcome, SetupStep, set_up
+from witness_gate.gather import base_of, pin_from_base
 from witness_gate.ledger import Ledger, apply_freezes
-from witness_gate.session import GateRun, Pinned
+from witness_gate.session import GateRun
 from witness_gate.sinks import StoreSink
 from witness_gate.verdict import Split, overall_label
 from worker import checks
-from worker.checkout import changed_paths_locally, checkout
+from worker.checkout import GitHubSource, changed_paths_locally, checkout
 from worker.clients import CheckRunClient, FinishClient, GateClient, PropertyClient
 from worker.context import Context, complete, context, log
 from worker.rendering import render
-from worker.evidence import base_of, failed_before, pin_from_base
-from worker.github_api import GitHubError
+from worker.evidence import failed_before
 
 PROPERTY_JOB_TIMEOUT = 3600
 GATING_TTL = 2 * 3600  # a safety net only: completing the run releases the head
@@ -235,6 +233,7 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
         setup = set_up(config, checkout=directory, patch_digest=run.patch_digest, sandbox=sandbox,
                        cache=ctx.settings.cache / "witness-envs", say=reporter.say)
     split = Split(**run.details["split"])
+    facts = GitHubSource(api, target["repo"], ctx.settings.cache)
     ledger = Ledger(ctx.store)
     ledger.expire_due()
     policy = Policy.from_config(config, target.get("runs"))  # `/witness replay N`: N replays of each witness
@@ -246,11 +245,10 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
                    sink=StoreSink(ctx.store, run_id),  # the record goes straight to the store
                    source={"head_sha": run.head_sha, "head_tree": run.details.get("head_tree", ""),
                            "base_sha": run.base_sha, "oracle_paths": list(oracle)},
-                   base=base_of(ctx, api, run, config, sandbox, reporter.say),
+                   base=base_of(facts, run.base_sha, config, oracle_changed=split.oracle_changed, sandbox=sandbox,
+                                cache=ctx.settings.cache / "witness-envs", say=reporter.say),
                    sample_secret=sample_secret(ctx.settings))
-    pinned = Pinned(*pytests.pinned(config.seed, config.generator_version)) if prop.node else \
-        pin_from_base(api, run.base_sha, config, prop.assertion_id)  # a pytest test has no fixture file
-    result = gate.gate_one(prop, pinned)
+    result = gate.gate_one(prop, pin_from_base(facts, run.base_sha, config)(prop))
     return {"assertion_id": assertion_id, "label": result.verdict.label}
 
 

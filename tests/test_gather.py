@@ -1,0 +1,63 @@
+"""The one gather both shells read through (witness_gate/gather.py): a property's pin and the base commit, from the
+base side only, the same whether the facts come from git (the CLI) or GitHub (the App)."""
+
+from __future__ import annotations
+
+import pytest
+
+from witness_gate.config import parse_config
+from witness_gate.discover import PropertyTarget
+from witness_gate.gather import GitSource, base_of, pin_from_base
+from witness_gate.sandbox import Sandbox
+
+CONFIG = parse_config("version: 1\npaths:\n  impl: [\"src/\"]\n  oracle: [\"tests/\"]\n", ".witness.yml")
+
+
+def target(assertion_id: str, node: str = "") -> PropertyTarget:
+    return PropertyTarget(assertion_id, f"tests/properties/x.py::{assertion_id}@abcdefabcdef", "tests/properties/x.py",
+                          1, None, node=node)
+
+
+@pytest.fixture
+def source(git_repo, tmp_path):
+    git_repo.commit({"tests/fixtures/prop_double.json": '{"fixture": {"x": 2}, "seed": "41"}',
+                     "tests/fixtures/prop_broken.json": "{not json", "src/calc.py": "X = 1\n"}, "base")
+    base = git_repo.git("rev-parse", "HEAD")
+    # the head moves the pin and the code: the gather reads neither
+    git_repo.commit({"tests/fixtures/prop_double.json": '{"fixture": {"x": 3}, "seed": "42"}',
+                     "src/calc.py": "X = 2\n"}, "head")
+    (tmp_path / "scratch").mkdir()
+    return GitSource(git_repo.path, tmp_path / "scratch"), base
+
+
+def test_a_property_is_pinned_to_the_base_s_fixture_and_its_seed(source):
+    facts, base = source
+    pinned = pin_from_base(facts, base, CONFIG)(target("prop_double"))
+    assert (pinned.fixture.payload, pinned.lock.seed, pinned.problem) == ({"x": 2}, "41", "")
+    # a seed the run was given comes first
+    assert pin_from_base(facts, base, CONFIG, seed="7")(target("prop_double")).lock.seed == "7"
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("prop_missing", "no fixture at tests/fixtures/prop_missing.json on the base commit"),
+    ("prop_broken", "tests/fixtures/prop_broken.json (at base "),
+])
+def test_a_fixture_missing_or_broken_on_the_base_is_said_not_raised(source, name, problem):
+    facts, base = source
+    pinned = pin_from_base(facts, base, CONFIG)(target(name))
+    assert pinned.lock is None and problem in pinned.problem, pinned.problem
+
+
+def test_a_pytest_test_is_pinned_to_the_empty_payload(source):
+    facts, base = source
+    pinned = pin_from_base(facts, base, CONFIG, seed="9")(target("tests.test_x.test_one", node="test_one"))
+    assert (pinned.fixture.payload, pinned.lock.seed) == ({}, "9")
+
+
+def test_the_base_is_checked_out_on_first_use_and_not_when_the_oracle_changed(source, tmp_path):
+    facts, base = source
+    assert base_of(facts, base, CONFIG, oracle_changed=True, sandbox=Sandbox("bwrap"), cache=tmp_path,
+                   say=print) is None
+    folder = facts.check_out(base)
+    assert (folder / "src" / "calc.py").read_text() == "X = 1\n"  # the base's code, not the head's
+    assert not (folder / ".git").exists()
