@@ -26,8 +26,9 @@ def source(git_repo, tmp_path):
     # the head moves the pin and the code: the gather reads neither
     git_repo.commit({"tests/fixtures/prop_double.json": '{"fixture": {"x": 3}, "seed": "42"}',
                      "src/calc.py": "X = 2\n"}, "head")
-    (tmp_path / "scratch").mkdir()
-    return GitSource(git_repo.path, tmp_path / "scratch"), base
+    facts = GitSource(git_repo.path)
+    yield facts, base
+    facts.close()
 
 
 def test_a_property_is_pinned_to_the_base_s_fixture_and_its_seed(source):
@@ -61,3 +62,8 @@ def test_the_base_is_checked_out_on_first_use_and_not_when_the_oracle_changed(so
     folder = facts.check_out(base)
     assert (folder / "src" / "calc.py").read_text() == "X = 1\n"  # the base's code, not the head's
     assert not (folder / ".git").exists()
+    # the sandbox's uid reads it: every folder on the way is open to others (a checkout inside a 0700 scratch
+    # folder left the base's set-up and evaluations unable to read it)
+    assert all(part.stat().st_mode & 0o005 == 0o005 for part in (folder, *folder.parents))
+    facts.close()
+    assert not folder.exists()

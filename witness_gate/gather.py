@@ -5,6 +5,7 @@ move its own pin or pick the code its witness is replayed on."""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -32,19 +33,26 @@ class Source(Protocol):
 
 
 class GitSource:
-    """A local repository's facts (`witness-gate run`): git show and git archive."""
+    """A local repository's facts (`witness-gate run`): git show and git archive; `close` removes its checkouts."""
 
-    def __init__(self, repo: Path, scratch: Path) -> None:
-        self.repo, self.scratch = repo, scratch
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.folders: list[Path] = []
 
     def file_at(self, path: str, sha: str) -> bytes | None:
         return gitrepo.show(self.repo, sha, path)
 
     def check_out(self, sha: str) -> Path:
-        folder = Path(tempfile.mkdtemp(prefix=f"base-{sha[:12]}-", dir=self.scratch))
+        # a folder of its own, readable by the sandbox's uid all the way down (none inside another's 0700 folder)
+        folder = Path(tempfile.mkdtemp(prefix=f"witness-base-{sha[:12]}-"))
+        self.folders.append(folder)
         gitrepo.export(self.repo, sha, folder)
         make_readable(folder)
         return folder
+
+    def close(self) -> None:
+        for folder in self.folders:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def pin_from_base(source: Source, base_sha: str, config: Config, seed: str | None = None

@@ -196,7 +196,7 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
     """Apply the plan: export what the gate runs, set it up, and gate every property (the base on demand)."""
     digest = patch_digest(c.base_tree, c.head_tree)
     checkout = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
-    facts = GitSource(repo, Path(tempfile.mkdtemp(prefix="witness-base-")))
+    facts = GitSource(repo)
     base = base_of(facts, c.base_sha, config, oracle_changed=split.oracle_changed, sandbox=sandbox,
                    cache=default_cache(), say=reporter.say)
     try:
@@ -230,7 +230,7 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
         results = gate.gate(targets, pin_from_base(facts, c.base_sha, config, seed))
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
-        shutil.rmtree(facts.scratch, ignore_errors=True)
+        facts.close()
     return results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}"
 
 
