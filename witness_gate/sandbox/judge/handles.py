@@ -135,16 +135,20 @@ class Handle:
 
     def __reduce_ex__(self, protocol):
         """Pickled by the subject, and unpickled there: the judge keeps its bytes and never loads them itself."""
-        pickled = self._w_peer.module("pickle").dumps(self, protocol)
-        if type(pickled) is not bytes:
-            raise TypeError(f"{self._w_name()} was pickled to no bytes")
+        pickled = self._w_peer.ask("pickle", self._w_number, v=protocol if type(protocol) is int else None)
+        if type(pickled) is not bytes:  # no TypeError: `pytest.raises(TypeError)` must not take it for a refusal
+            raise ImplementationDisagrees(f"{self._w_name()} was pickled to no bytes")
         return _unpickled, (pickled,)
 
-    def __copy__(self):  # the implementation's own copies, made where it is
-        return self._w_peer.module("copy").copy(self)
+    def __copy__(self):  # the implementation's own copies, made where it is, by the modules a test would import
+        return self._w_peer.ask("copy", self._w_number)
 
     def __deepcopy__(self, memo):
-        return self._w_peer.module("copy").deepcopy(self)
+        # one memo in the subject for one deepcopy here (kept in this one under a key no id() is): what the copied
+        # objects share stays shared (the memo's contents are the subject's; the implementation sees no judge object)
+        held = _SUBJECT_MEMO not in memo and len(memo) > 0  # copied inside a structure: a memo that holds it
+        token = memo.setdefault(_SUBJECT_MEMO, f"{id(memo)}.{len(memo)}")
+        return self._w_peer.ask("deepcopy", self._w_number, name=token, v=held)
 
     def _w_class(self) -> bool:
         """Whether the subject named this object's kind a metaclass: `type`, or one named as Python's are (ABCMeta,
@@ -156,11 +160,14 @@ class Handle:
         return f"<{self._w_type} object of the implementation>"
 
 
+_SUBJECT_MEMO = "witness-gate: the subject's memo"
+
+
 def _unpickled(pickled: bytes):
     """A handle's pickle loaded (`pickle.loads` in the oracle): by the subject that made it, into a new handle."""
     from witness_gate.sandbox.judge.peer import current
 
-    return current().module("pickle").loads(pickled)
+    return current().unpickle(pickled)
 
 
 def _comparison(op: str):

@@ -6,7 +6,9 @@ implementation's answer and nothing more. The judge trusts none of it beyond the
 
 from __future__ import annotations
 
+import _pickle
 import builtins
+import copy
 import importlib
 import operator
 import os
@@ -159,6 +161,7 @@ class Server:
         self.numbers: dict[int, int] = {}  # id(object) -> its handle
         self.last_callback = 0
         self.judge_objects: dict[int, JudgeObject] = {}
+        self.memos: dict[str, dict] = {}  # a deepcopy's memo in the judge -> its memo here
         self._tags = {"H": self._object, "K": lambda body, inner: JudgeCallable(self, int(body)), "R": self._judge_object,
                       "O": _standard_class,
                       "E": self._enum_member, "U": self._named, "J": _iterator, "P": _path}
@@ -307,6 +310,8 @@ class Server:
             module = importlib.import_module(name)
             return module, {"file": self._inside(getattr(module, "__file__", None) or "") or "",
                             "package": hasattr(module, "__path__")}
+        if op == "unpickle":  # with the pickle module bound before the implementation loaded (as a test's import is)
+            return _pickle.loads(self.decode(message.get("v"))), None
         target = self.objects.get(message.get("h"), _MISSING)
         if target is _MISSING:
             raise WireFault("malformed", "a request about an object this subject never gave")
@@ -347,6 +352,17 @@ class Server:
             return isinstance(target, self.decode(message.get("v"))), None
         if op == "subclass_of":
             return issubclass(target, self.decode(message.get("v"))), None
+        if op == "pickle":  # the judge pickles and copies the implementation's objects here, by these modules
+            return _pickle.dumps(target, self.decode(message.get("v"))), None
+        if op == "copy":
+            return copy.copy(target), None
+        if op == "deepcopy":  # one memo for all the objects of one deepcopy in the judge: what they share stays shared
+            memo = self.memos.get(str(message.get("name")))
+            if memo is None:
+                memo = self.memos[str(message.get("name"))] = {}
+                if self.decode(message.get("v")) is True:  # the judge's memo held its structure: so does this one,
+                    memo[id(memo)] = []  # by the entry copy's own memo keeps (its keep-alive list)
+            return copy.deepcopy(target, memo), None
         if op == "unary":
             return _UNARY[str(message.get("name"))](target), None
         if op == "contents":

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 OPS = frozenset({"import", "getattr", "setattr", "delattr", "call", "iter", "next", "len", "getitem", "setitem",
                  "delitem", "contains", "repr", "str", "compare", "hash", "bool", "contents", "arith", "unary",
-                 "subclass", "isinstance", "issubclass", "instance_of", "subclass_of"})
+                 "subclass", "isinstance", "issubclass", "instance_of", "subclass_of", "pickle", "unpickle", "copy",
+                 "deepcopy"})
 MAX_NAME = 200
 MAX_TEXT = 2000  # a repr, a message: for people
 _PATH_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-")
