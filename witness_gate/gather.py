@@ -1,6 +1,6 @@
 """What an attempt is judged with besides its own runs, gathered once for both shells through a narrow source of
 facts (a file at a commit, a commit's files): the CLI's is git (`GitSource`), the App's is GitHub
-(worker/sources.py). The pinned fixture and the base commit are read from the base side only, so a patch cannot
+(worker/checkout.py::GitHubSource). The pinned fixture and the base commit are read from the base side only, so a patch cannot
 move its own pin or pick the code its witness is replayed on."""
 
 from __future__ import annotations

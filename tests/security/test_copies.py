@@ -11,10 +11,10 @@ import sys
 import pytest
 
 from endtoend import gate
+from test_pytest_tests import CONFIG, run
+from witness_gate.sandbox import stage_directory
 
 pytestmark = pytest.mark.e2e
-
-CONFIG = 'version: 1\npaths:\n  impl: ["src/"]\n  oracle: ["tests/"]\nproperties:\n  pytest: ["tests/"]\n'
 
 STACK = '''
 import copy
@@ -71,18 +71,18 @@ def test_deepcopy_keeps_what_is_shared():
 '''
 
 
-def plain_pytest(repo, node: str) -> int:
+def plain_pytest(path, node: str) -> int:
+    """The control: plain pytest's exit code for the test, on what is checked out at `path`."""
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"tests/test_calc.py::{node}"],
-                          cwd=repo.path, env={**os.environ, "PYTHONPATH": str(repo.path / "src")},
-                          capture_output=True).returncode
+                          cwd=path, env={**os.environ, "PYTHONPATH": str(path / "src")}, capture_output=True).returncode
 
 
 def gated(git_repo, tmp_path, base: str, head: str, node: str):
     git_repo.commit({".witness.yml": CONFIG, "src/calc.py": base, "tests/test_calc.py": TESTS}, "base")
-    before = plain_pytest(git_repo, node)
+    before = plain_pytest(git_repo.path, node)
     git_repo.git("checkout", "-q", "-b", "patch")
     git_repo.commit({"src/calc.py": head}, "head")
-    after = plain_pytest(git_repo, node)
+    after = plain_pytest(git_repo.path, node)
     [result] = [r for r in gate(git_repo, tmp_path / "out").results if r.target.node == node]
     return (before, after), result.verdict.label
 
@@ -104,22 +104,12 @@ def test_a_deepcopy_that_stops_keeping_shared_objects_shared_is_a_regression(git
 
 
 def row(tmp_path, calc: str, tests: str, node: str):
-    from witness_gate.runner import PropertyRunner
-    from witness_gate.sandbox import Sandbox, stage_directory
-
+    """(plain pytest's exit code, the gate's one sandboxed row) for the test over this implementation."""
     (tmp_path / "src").mkdir()
     (tmp_path / "tests").mkdir()
     (tmp_path / "src" / "calc.py").write_text(calc)
     (tmp_path / "tests" / "test_calc.py").write_text(tests)
-    said = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           f"tests/test_calc.py::{node}"], cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": str(tmp_path / "src")}, capture_output=True).returncode
-    runner = PropertyRunner(stage_directory(tmp_path), f"pytest:tests/test_calc.py::{node}", "17", Sandbox("bwrap"),
-                            timeout_seconds=30, oracle=("tests/",), tests=True)
-    try:
-        return said, runner({})
-    finally:
-        runner.close()
+    return plain_pytest(tmp_path, node), run(stage_directory(tmp_path), node)
 
 
 NO_BYTES = '''
@@ -212,3 +202,26 @@ def test_the_copy_module_the_judge_asks_is_the_implementation_s_sys_modules_entr
     said, evaluated = row(tmp_path, COPY_SWAPPED, COPIED, "test_copied")
     assert said == 1
     assert evaluated.outcome == "fail", (evaluated.outcome, evaluated.reason)
+
+
+TWO_COPIES = '''
+import copy
+
+from calc import Stack
+
+
+def test_two_deepcopies_are_two_objects():
+    s = Stack([1])
+    a = copy.deepcopy(s)
+    b = copy.deepcopy(s)
+    a.push(2)
+    assert list(b) == [1]
+'''
+
+
+def test_each_deepcopy_in_the_judge_has_a_memo_of_its_own_in_the_subject(tmp_path):
+    # found on reading the change back: the subject's memo was named by the judge memo's id() and size, which the next
+    # `copy.deepcopy` call's fresh memo repeats, so the second copy was the first (a correct Stack failed here)
+    said, evaluated = row(tmp_path, CORRECT, TWO_COPIES, "test_two_deepcopies_are_two_objects")
+    assert said == 0
+    assert (evaluated.outcome, evaluated.reason) == ("pass", None), evaluated.detail[-600:]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from witness_gate.sandbox.judge.compare import SYMBOLS, ImplementationDisagrees, NoContents, by_contents, checked, form
 from witness_gate.sandbox.wire.forms import MAX_TEXT
 
@@ -147,7 +149,7 @@ class Handle:
         # one memo in the subject for one deepcopy here (kept in this one under a key no id() is): what the copied
         # objects share stays shared (the memo's contents are the subject's; the implementation sees no judge object)
         held = _SUBJECT_MEMO not in memo and len(memo) > 0  # copied inside a structure: a memo that holds it
-        token = memo.setdefault(_SUBJECT_MEMO, f"{id(memo)}.{len(memo)}")
+        token = memo.setdefault(_SUBJECT_MEMO, str(next(_MEMOS)))  # a number, never an id() a later memo reuses
         return self._w_peer.ask("deepcopy", self._w_number, name=token, v=held)
 
     def _w_class(self) -> bool:
@@ -161,6 +163,7 @@ class Handle:
 
 
 _SUBJECT_MEMO = "witness-gate: the subject's memo"
+_MEMOS = itertools.count(1)
 
 
 def _unpickled(pickled: bytes):
