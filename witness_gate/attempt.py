@@ -256,6 +256,23 @@ def replay_frozen(payload: Any, witness: Any, signature: str, evaluate: Evaluate
                     witness_hash=witness_hash(witness), replays=rows, frozen=True), rows
 
 
+def pinned_shows_only(signature: str, payload: Any, evaluate: Evaluate, policy: Policy) -> bool:
+    """The pinned payload's sample plan shows nothing but the frozen flake: a freeze silences one payload's one
+    signature, never a failure the patch brings on other inputs, nor one the pinned payload shows on every run, which
+    is no flake (either runs the whole pipeline). Its `runs` rows all failing the frozen way go on, as `look_harder`'s
+    do, until one passes or there are UNSTEADY_RUNS times as many (the shipped coin's pinned orders failed five rows in
+    a row about one run in twenty, and its accepted freeze held as `shrink_distorted`)."""
+    rows = 0
+    passed = False
+    while rows < policy.runs or (not passed and rows < policy.runs * UNSTEADY_RUNS):
+        row = evaluate(payload)
+        rows += 1
+        if row.outcome == "transport" or (row.outcome == "fail" and f"flake:{row.reason}" != signature):
+            return False
+        passed = passed or row.outcome == "pass"
+    return passed
+
+
 @dataclass
 class FlakyShrink:
     """How a flaky property was shrunk: each candidate got up to `tries` evaluations to fail with the

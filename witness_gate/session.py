@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from witness_gate import recordkey, safefs
-from witness_gate.attempt import Binding, Evidence, Policy, look_harder, replay_frozen, run_attempt, sign
+from witness_gate.attempt import (Binding, Evidence, Policy, look_harder, pinned_shows_only, replay_frozen, run_attempt,
+                                  sign)
 from witness_gate.broader import Sample, Sides as SampleSides, run_sample, run_search
 from witness_gate.config import Config
 from witness_gate.discover import PropertyTarget
@@ -209,7 +210,7 @@ class GateRun:
             evidence, rows = replay_frozen(payload, frozen.witness, frozen.signature, runner, self.policy,
                                            self.reporter.progress)
             if evidence is not None and (len(rows) == sum(r.outcome == "fail" for r in rows)
-                                         or self._pinned_shows_only(frozen.signature, payload, runner)):
+                                         or pinned_shows_only(frozen.signature, payload, runner, self.policy)):
                 notes.append(f"replayed the frozen witness {frozen.witness_hash[:12]} "
                              f"({sum(r.outcome == 'fail' for r in rows)} of {len(rows)} failed)")
                 return evidence
@@ -350,18 +351,6 @@ class GateRun:
                 getattr(base, "close", lambda: None)()
             return evidence.base.story(evidence.target_reason) == "fails"
         return ask
-
-    def _pinned_shows_only(self, signature: str, payload: Any, runner: Callable[[Any], Evaluation]) -> bool:
-        """The pinned payload's sample plan shows nothing but the frozen flake: a freeze silences one payload's
-        one signature, never a failure the patch brings on other inputs, nor one the pinned payload shows on every
-        run, which is no flake (either runs the whole pipeline)."""
-        passed = False
-        for _ in range(self.policy.runs):
-            row = runner(payload)
-            if row.outcome == "transport" or (row.outcome == "fail" and f"flake:{row.reason}" != signature):
-                return False
-            passed = passed or row.outcome == "pass"
-        return passed
 
     def _write(self, result: PropertyResult) -> None:
         """Hand the attempt to its sink: the record, and the retained witness when the property failed."""
