@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from witness_gate.store import DEFAULT_DATABASE_URL
+from witness_gate.records.store import DEFAULT_DATABASE_URL
 
 
 @dataclass(frozen=True)

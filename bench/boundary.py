@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from witness_gate.runner import PropertyRunner  # noqa: E402
+from witness_gate.sandbox.runner import PropertyRunner  # noqa: E402
 from witness_gate.sandbox import Sandbox, stage_directory  # noqa: E402
 from witness_gate.sandbox.judge.peer import Peer  # noqa: E402
 from witness_gate.sandbox.subject.server import Server  # noqa: E402

@@ -3,7 +3,7 @@
     python bench/broader_sample.py [--quick] [--rounds N] [--size N]
 
 The bundled example (examples/orders: three properties over a 40-order fixture) with policy.runs 5 (the default) and
-a head that changes only a comment, so every property passes: `witness_gate.local.run` of that head, in this process,
+a head that changes only a comment, so every property passes: `witness_gate.cli.local.run` of that head, in this process,
 with policy.broader_sample 0 and N (default 32) on two otherwise identical repositories, alternating, medians of
 wall-clock seconds; once gating one property (`--only`), once all three. The ratio is the sample's whole cost for a
 property that passes: its inputs drawn, their cold rows, and whatever the base is asked.
@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from witness_gate import local  # noqa: E402
+from witness_gate.cli import local  # noqa: E402
 from witness_gate.sandbox import Sandbox  # noqa: E402
 
 ONE = "prop_order_total_non_negative"

@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from witness_gate.environment import SetupStep, prepare  # noqa: E402
-from witness_gate.runner import PropertyRunner  # noqa: E402
+from witness_gate.setup.environment import SetupStep, prepare  # noqa: E402
+from witness_gate.sandbox.runner import PropertyRunner  # noqa: E402
 from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory  # noqa: E402
 
 PROPERTY = '''

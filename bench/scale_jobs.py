@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from witness_gate.attempt import Policy, run_attempt
-from witness_gate.runner import PropertyRunner
+from witness_gate.pipeline.attempt import Policy, run_attempt
+from witness_gate.sandbox.runner import PropertyRunner
 from witness_gate.sandbox import Sandbox, bwrap_works
 
 

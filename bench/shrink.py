@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from shrink_engine import KINDS, Counted, hypothesis_untested, run_hypothesis  # noqa: E402,F401 - tests use KINDS
 import shrink_classic  # noqa: E402
 
-from witness_gate.canonical import canonical_bytes  # noqa: E402
+from witness_gate.model.canonical import canonical_bytes  # noqa: E402
 from witness_gate.gate import shrink_until_local_stop  # noqa: E402
 from witness_gate.shrink import shrink, single_deletions  # noqa: E402
 

@@ -25,7 +25,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 from shrink_problems import PROBLEMS, Problem
-from witness_gate.canonical import canonical_bytes
+from witness_gate.model.canonical import canonical_bytes
 from witness_gate.shrink import shrink
 
 MAX_EXAMPLES = 1000

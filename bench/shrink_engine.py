@@ -13,7 +13,7 @@ from typing import Any
 import hypothesis
 from hypothesis import HealthCheck, settings, strategies as st
 
-from witness_gate.canonical import canonical_bytes
+from witness_gate.model.canonical import canonical_bytes
 
 TESTED_HYPOTHESIS = "6.155.2"
 

@@ -12,7 +12,7 @@ from bot.answers import answer
 from bot.registration import registration
 from bot.views import views
 from bot.webhook import webhook
-from witness_gate.store import Store
+from witness_gate.records.store import Store
 
 MAX_BODY = 25 * 1024 * 1024  # GitHub never sends more
 

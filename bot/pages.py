@@ -9,8 +9,8 @@ from typing import Any
 
 from flask import render_template_string
 
-from witness_gate.display import shown
-from witness_gate.ledger import aware, iso
+from witness_gate.model.display import shown
+from witness_gate.records.ledger import aware, iso
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;color:#1f2328;padding:0 1rem}

@@ -10,8 +10,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bot import pages
 from bot.answers import answer, wired
-from witness_gate.ledger import Ledger, apply_freezes
-from witness_gate.store import Store
+from witness_gate.records.ledger import Ledger, apply_freezes
+from witness_gate.records.store import Store
 
 views = Blueprint("views", __name__)
 

@@ -19,7 +19,7 @@ from redis import Redis
 
 from bot.signature import sign
 from ghdouble.double import GitHubDouble
-from witness_gate.store import Store
+from witness_gate.records.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 REDIS_URL = os.environ.get("WITNESS_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")

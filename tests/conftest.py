@@ -37,7 +37,7 @@ def pytest_configure(config):
     tempfile.tempdir = None  # read again from TMPDIR
     worker = getattr(config, "workerinput", {}).get("workerid")
     if worker and os.geteuid() == 0 and not os.environ.get("WITNESS_SANDBOX_UID"):
-        from witness_gate.staging import worker_uid
+        from witness_gate.sandbox.staging import worker_uid
 
         # two workers' sandboxes under one uid would share a process limit and see each other's leftovers
         os.environ["WITNESS_SANDBOX_UID"] = str(worker_uid(f"pytest-{worker}-{os.getpid()}"))

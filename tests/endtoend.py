@@ -7,8 +7,8 @@ from witness_gate.sandbox import Sandbox
 
 def gate(repo, out, **options):
     """`local.run` of the `patch` branch against `main` (`options`: its keywords, freezes for one), output dropped."""
-    from witness_gate import local
-    from witness_gate.report import PlainReporter
+    from witness_gate.cli import local
+    from witness_gate.cli.report import PlainReporter
 
     with open(os.devnull, "w") as quiet:
         return local.run(repo.path, "main", "patch", sandbox=Sandbox("bwrap"), out_dir=out,

@@ -282,7 +282,7 @@ def test_the_worker_remembers_a_failure_seen_on_the_same_patch(tmp_path):
     # third review: re-gating a head whose first evaluation alone failed must not turn it into a pass
     from types import SimpleNamespace
 
-    from witness_gate.store import Store
+    from witness_gate.records.store import Store
     from worker.evidence import failed_before
 
     store = Store(f"sqlite:///{tmp_path / 'w.db'}")
@@ -395,8 +395,8 @@ def test_a_comment_acts_on_at_most_three_commands():
 
 
 def test_the_review_is_shown_beside_the_check_run_with_an_annotation_per_problem():
-    from witness_gate.config import Config
-    from witness_gate.plan import review_head_config
+    from witness_gate.config.schema import Config
+    from witness_gate.rules.plan import review_head_config
     from worker.checks import CheckOutput, with_head_config
 
     review = review_head_config(Config(), b"version: 1\n\npolicy:\n  runs: many\n", [".witness.yml"])

@@ -1,4 +1,4 @@
-"""The broader sample, run (witness_gate/broader.py): an input counts only where the base passes it, is confirmed alone
+"""The broader sample, run (witness_gate/pipeline/broader.py): an input counts only where the base passes it, is confirmed alone
 and cold on both sides, and then is the attempt's witness, shrunk keeping that difference; nothing else blocks."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from witness_gate.attempt import Binding, Evidence, Policy
-from witness_gate.broader import Sample, Sides, run_sample, run_search
+from witness_gate.pipeline.attempt import Binding, Evidence, Policy
+from witness_gate.pipeline.broader import Sample, Sides, run_sample, run_search
 from witness_gate.budget import Contract
-from witness_gate.canonical import witness_hash
-from witness_gate.runner import Evaluation
-from witness_gate.verdict import Split, decide_property
+from witness_gate.model.canonical import witness_hash
+from witness_gate.sandbox.runner import Evaluation
+from witness_gate.rules.verdict import Split, decide_property
 
 BINDING = Binding("p" * 64, "tests/properties/p.py::prop_x@abcdefabcdef", "prop_x", Contract("prop_x", "x", "all"),
                   "f" * 64, "17")

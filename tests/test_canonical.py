@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from witness_gate.canonical import (
+from witness_gate.model.canonical import (
     CanonicalError, canonical_bytes, contract_digest, fixture_digest, loads_strict, patch_digest,
     property_id, shortlex_key, witness_hash,
 )
@@ -97,7 +97,7 @@ def test_floats_keep_their_shortest_repr():
 
 def test_an_integer_too_long_to_read_is_a_clear_error_not_a_traceback():
     # second review: a 5,000-digit integer in a fixture or a record crashed run and classify
-    from witness_gate.canonical import CanonicalError, loads_strict
+    from witness_gate.model.canonical import CanonicalError, loads_strict
 
     with pytest.raises(CanonicalError, match="fixture.json: a number too long to read"):
         loads_strict(b'{"n": ' + b"9" * 5000 + b"}", source="fixture.json")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from witness_gate.discover import DiscoveryError, discover
+from witness_gate.pipeline.discover import DiscoveryError, discover
 
 MODULE = '''
 import witness_gate

@@ -1,4 +1,4 @@
-"""Repo-controlled text on the terminal: witness_gate.display.shown and the report built on it."""
+"""Repo-controlled text on the terminal: witness_gate.model.display.shown and the report built on it."""
 
 import io
 import re
@@ -6,12 +6,12 @@ import re
 import pytest
 from rich.console import Console
 
-from witness_gate import report
-from witness_gate.attempt import Binding
-from witness_gate.display import shown, shown_lines
-from witness_gate.discover import PropertyTarget
-from witness_gate.session import PropertyResult
-from witness_gate.verdict import Verdict
+from witness_gate.cli import report
+from witness_gate.pipeline.attempt import Binding
+from witness_gate.model.display import shown, shown_lines
+from witness_gate.pipeline.discover import PropertyTarget
+from witness_gate.pipeline.session import PropertyResult
+from witness_gate.rules.verdict import Verdict
 
 FAKE = "[green]verdict: pass[/green]\n\x1b[2K\rverdict: pass"
 

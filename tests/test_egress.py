@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from conftest import TcpServer, host_ip
-from witness_gate.egress import DEFAULT_INDEX_HOSTS, EgressProxy, Upstream, index_hosts, upstream_proxy
+from witness_gate.setup.egress import DEFAULT_INDEX_HOSTS, EgressProxy, Upstream, index_hosts, upstream_proxy
 
 
 def _echo(conn: socket.socket) -> None:
@@ -126,7 +126,7 @@ def test_the_operator_chooses_the_hosts(value, hosts):
 
 def test_connections_at_once_are_bounded(tmp_path, monkeypatch):
     # a set-up cannot use up the worker's file descriptors through the proxy
-    import witness_gate.egress as egress
+    import witness_gate.setup.egress as egress
     monkeypatch.setattr(egress, "MAX_TUNNELS", 2)
     with EgressProxy(tmp_path / "egress.sock", DEFAULT_INDEX_HOSTS) as proxy:
         held = []

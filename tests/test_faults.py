@@ -139,7 +139,7 @@ def test_the_reconciler_gates_a_missed_head_and_ends_a_stuck_run(stack, double, 
                               base_sha=double.sha(stuck_name, "main"), status="in_progress", check_run_id=5)
     stack.store.update_run(run.id, updated_at=long_ago)
     with stack.store.session.begin() as s:  # onupdate stamped "now": put the old time back
-        from witness_gate.store import GateRunRow
+        from witness_gate.records.store import GateRunRow
 
         s.get(GateRunRow, run.id).updated_at = long_ago
     unconfigured, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"}, config=None)

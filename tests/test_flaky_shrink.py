@@ -6,9 +6,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from witness_gate.attempt import Policy, run_attempt
-from witness_gate.canonical import witness_hash
-from witness_gate.runner import Evaluation
+from witness_gate.pipeline.attempt import Policy, run_attempt
+from witness_gate.model.canonical import witness_hash
+from witness_gate.sandbox.runner import Evaluation
 
 WIDE = {"orders": [{"qty": q, "price": 3} for q in range(30)]}
 POLICY = Policy(runs=5, min_reruns=3, max_steps=64, max_evals=2000)

@@ -9,7 +9,7 @@ from rq.serializers import JSONSerializer
 
 from appstack import check_run_event, comment_event, pull_request_event
 from test_app import CALC_PROPS, COIN, GOOD, gate, make_pull
-from witness_gate.ledger import Ledger
+from witness_gate.records.ledger import Ledger
 
 FLAKY_CONFIG = """version: 1
 properties:
@@ -80,7 +80,7 @@ def test_propose_accept_frozen_expire_and_red_again(stack, double, tmp_path):
 
 def expire_now(stack, freeze_id):
     """Move an accepted freeze's expiry into the past: what the clock would do, without waiting for it."""
-    from witness_gate.store import FreezeRow
+    from witness_gate.records.store import FreezeRow
 
     with stack.store.session.begin() as s:
         s.get(FreezeRow, freeze_id).expires_at = datetime.now(timezone.utc) - timedelta(seconds=1)

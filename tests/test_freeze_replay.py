@@ -5,17 +5,17 @@ from datetime import datetime, timezone
 
 import pytest
 
-from witness_gate.attempt import Policy, replay_frozen
+from witness_gate.pipeline.attempt import Policy, replay_frozen
 from witness_gate.budget import Contract
-from witness_gate.canonical import witness_hash
-from witness_gate.config import Config
-from witness_gate.discover import PropertyTarget
-from witness_gate.lock import Fixture, Lock
-from witness_gate.report import PlainReporter
-from witness_gate.runner import Evaluation
+from witness_gate.model.canonical import witness_hash
+from witness_gate.config.schema import Config
+from witness_gate.pipeline.discover import PropertyTarget
+from witness_gate.config.lock import Fixture, Lock
+from witness_gate.cli.report import PlainReporter
+from witness_gate.sandbox.runner import Evaluation
 from witness_gate.sandbox import Sandbox
-from witness_gate.session import GateRun, Pinned
-from witness_gate.verdict import FreezeMatch, Split
+from witness_gate.pipeline.session import GateRun, Pinned
+from witness_gate.rules.verdict import FreezeMatch, Split
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 PINNED = {"orders": [{"qty": q, "price": 3} for q in range(40)]}  # a wide fixture
@@ -59,7 +59,7 @@ def gate(evaluate, freezes):
 
 class _Nowhere:
     def keep(self, record, witness):
-        from witness_gate.sinks import Kept
+        from witness_gate.records.sinks import Kept
         return Kept()
 
 

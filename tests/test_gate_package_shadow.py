@@ -43,8 +43,8 @@ FAKE = '''def contract(**_kw):
 
 @pytest.mark.parametrize("warm", ["on", "off"])
 def test_code_under_test_cannot_put_its_own_gate_package_before_the_property_s(git_repo, tmp_path, monkeypatch, warm):
-    from witness_gate import local
-    from witness_gate.report import PlainReporter
+    from witness_gate.cli import local
+    from witness_gate.cli.report import PlainReporter
 
     monkeypatch.setenv("WITNESS_WARM", warm)
     git_repo.commit({

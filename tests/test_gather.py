@@ -1,13 +1,13 @@
-"""The one gather both shells read through (witness_gate/gather.py): a property's pin and the base commit, from the
+"""The one gather both shells read through (witness_gate/pipeline/gather.py): a property's pin and the base commit, from the
 base side only, the same whether the facts come from git (the CLI) or GitHub (the App)."""
 
 from __future__ import annotations
 
 import pytest
 
-from witness_gate.config import parse_config
-from witness_gate.discover import PropertyTarget
-from witness_gate.gather import GitSource, base_of, pin_from_base
+from witness_gate.config.schema import parse_config
+from witness_gate.pipeline.discover import PropertyTarget
+from witness_gate.pipeline.gather import GitSource, base_of, pin_from_base
 from witness_gate.sandbox import Sandbox
 
 CONFIG = parse_config("version: 1\npaths:\n  impl: [\"src/\"]\n  oracle: [\"tests/\"]\n", ".witness.yml")

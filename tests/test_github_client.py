@@ -9,7 +9,7 @@ import pytest
 
 from appcore.settings import RetryPolicy, Settings
 from conftest import GitRepo
-from witness_gate import gitrepo
+from witness_gate.sources import gitrepo
 from worker import checks
 from worker.checkout import changed_paths_locally, checkout
 from worker.context import Context, complete

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import GitRepo, run_cli
-from witness_gate import safefs
-from witness_gate.discover import discover
-from witness_gate.lock import LockError, load_pinned, pin, Lock
+from witness_gate.sources import safefs
+from witness_gate.pipeline.discover import discover
+from witness_gate.config.lock import LockError, load_pinned, pin, Lock
 
 
 def within(seconds, fn, *args, **kwargs):

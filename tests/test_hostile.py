@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import host_ip
-from witness_gate.runner import PropertyRunner
+from witness_gate.sandbox.runner import PropertyRunner
 from witness_gate.sandbox import Identity, Limits, Sandbox, make_readable, stage_directory
 
 HOSTILE = r'''
@@ -330,7 +330,8 @@ def test_replays_flipped_by_hand_are_refused_by_classify_and_freeze(gated_regres
 def test_replays_flipped_by_hand_pass_as_a_flake_when_records_are_not_checked(gated_regression, tmp_path,
                                                                               monkeypatch, capsys):
     # the control: the same forgery, with the mac check switched off, is a flake and gets frozen
-    from witness_gate import cli, recordkey
+    from witness_gate.cli import main as cli
+    from witness_gate.records import recordkey
 
     monkeypatch.setattr(recordkey.Verifier, "check", lambda self, record, source: None)
     monkeypatch.chdir(gated_regression.path)
@@ -539,7 +540,7 @@ def test_memory_backed_files_are_made_without_the_filter(fills, name, leak):
 
 
 def test_the_seccomp_filter_refuses_only_what_it_names():
-    from witness_gate import seccomp
+    from witness_gate.sandbox import seccomp
 
     program = seccomp.program("x86_64")
     assert seccomp.program("sparc") is None
@@ -595,7 +596,7 @@ def test_every_evaluation_of_a_series_sees_the_same_timestamps(tmp_path, monkeyp
     first, later = series(2.2)
     assert first == later and "-" not in first.split(), (first, later)
     # the control: without settling, a later evaluation sees an older tree than the first did
-    monkeypatch.setattr("witness_gate.runner.settle", lambda path: None)
+    monkeypatch.setattr("witness_gate.sandbox.runner.settle", lambda path: None)
     os.utime(checkout / "src" / "app.py")
     first, later = series(2.2)
     shutil.rmtree(environment)
@@ -644,8 +645,8 @@ def _root_module_head(git_repo):
 
 
 def _gate_root_module_head(repo, out):
-    from witness_gate import local
-    from witness_gate.report import PlainReporter
+    from witness_gate.cli import local
+    from witness_gate.cli.report import PlainReporter
 
     with open(os.devnull, "w") as quiet:
         return local.run(repo.path, "main", "patch", sandbox=Sandbox("bwrap"), out_dir=out,
@@ -663,7 +664,7 @@ def test_a_regression_in_a_root_level_module_is_caught(git_repo, tmp_path):
 def test_the_old_split_would_have_skipped_the_root_level_module(git_repo, tmp_path, monkeypatch):
     # control: article 001's split_paths, where a path outside impl and oracle counts as neither
     from witness_gate import labels
-    from witness_gate.config import Config
+    from witness_gate.config.schema import Config
 
     def old_split(self, paths):
         paths = list(paths)
@@ -680,11 +681,11 @@ def test_the_old_split_would_have_skipped_the_root_level_module(git_repo, tmp_pa
 # The attack: an oracle-only head whose property module is a symlink to a host file (a planted secret,
 # written as Python whose property name is the secret), and a working tree whose property module is a FIFO.
 # The gate must not read the file (its name would show as an assertion id), nor block on the FIFO; the
-# module becomes a property that holds with `unsafe_path:<relpath>`. The controls switch witness_gate.safefs
+# module becomes a property that holds with `unsafe_path:<relpath>`. The controls switch witness_gate.sources.safefs
 # off (a naive read through the link) and show the secret read and the gate hung.
 import threading  # noqa: E402
 
-from witness_gate import safefs  # noqa: E402
+from witness_gate.sources import safefs  # noqa: E402
 
 
 def _planted_secret(tmp_path):
@@ -734,7 +735,7 @@ def test_a_property_module_linked_to_a_host_file_is_read_without_safefs(git_repo
 
 
 def _discover_in_a_thread(root):
-    from witness_gate.discover import discover
+    from witness_gate.pipeline.discover import discover
 
     box = {}
     thread = threading.Thread(target=lambda: box.update(targets=discover(root, "tests/properties", {})), daemon=True)
@@ -809,7 +810,7 @@ def test_a_regression_that_changes_its_reason_every_time_is_a_regression(git_rep
 def test_a_regression_that_changes_its_reason_every_time_buys_a_hold_without_the_rule(git_repo, tmp_path,
                                                                                         monkeypatch):
     # the control: without §6's rule for a witness whose every replay fails, the same patch is a hold
-    from witness_gate import verdict
+    from witness_gate.rules import verdict
 
     monkeypatch.setattr(verdict, "every_replay_failed_rule", lambda evidence, policy: False)
     outcome = _gate_root_module_head(_head_with_random_exceptions(git_repo), tmp_path / "out")
@@ -820,7 +821,7 @@ def test_a_regression_that_changes_its_reason_every_time_buys_a_hold_without_the
 # -- a reason that tries to print its own verdict --
 # The attack: a property's reason carries rich markup, a newline, "erase line" and carriage return, so
 # that on a terminal the report would show a line `verdict: pass` of its own. Every display escapes
-# what it gets (witness_gate.display.shown, then the renderer's escaping). The control gives the report
+# what it gets (witness_gate.model.display.shown, then the renderer's escaping). The control gives the report
 # the reason as the property wrote it (as an older record would carry it) with the escaping switched off.
 import io  # noqa: E402
 import re  # noqa: E402
@@ -845,7 +846,7 @@ def _terminal_lines(text):
 def _report_on_a_terminal(outcome, monkeypatch):
     from rich.console import Console
 
-    from witness_gate import report
+    from witness_gate.cli import report
 
     stream = io.StringIO()
     monkeypatch.setattr(report, "console_for", lambda s: Console(file=s, force_terminal=True, width=120,
@@ -867,7 +868,7 @@ def test_a_reason_cannot_print_its_own_verdict(git_repo, tmp_path, monkeypatch):
 
 def test_a_reason_prints_its_own_verdict_without_escaping(git_repo, tmp_path, monkeypatch):
     # the control: the raw reason, with shown() and rich's escape switched off, forges the line
-    from witness_gate import report
+    from witness_gate.cli import report
 
     outcome = _gate_root_module_head(_head_with_a_lying_reason(git_repo), tmp_path / "out")
     [result] = outcome.results
@@ -948,7 +949,7 @@ def test_with_statx_allowed_the_first_evaluation_alone_fails(git_repo, tmp_path,
     # the control: without the statx refusal the same patch fails only its first evaluation. Cold starts
     # only: its patch tells "first" by the checkout being under half a second old, and a warm series runs
     # its first few evaluations within that half second (the refusal itself is tested under both starts)
-    from witness_gate import seccomp
+    from witness_gate.sandbox import seccomp
 
     monkeypatch.setenv("WITNESS_WARM", "off")
     calls = {k: v for k, v in seccomp.REFUSED["x86_64"][1].items() if k != "statx"}
@@ -967,7 +968,7 @@ def test_the_console_script_never_imports_the_checkout_s_own_witness_gate(git_re
     marker = tmp_path / "ran-on-the-host"
     planted = f"open({str(marker)!r}, 'w').write('x')\n"
     git_repo.commit({"README.md": "x\n"})
-    git_repo.commit({"witness_gate/__init__.py": planted, "witness_gate/cli.py": planted, "argparse.py": planted})
+    git_repo.commit({"witness_gate/__init__.py": planted, "witness_gate/cli/main.py": planted, "argparse.py": planted})
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run([script, "run", "--repo", "."], cwd=git_repo.path, capture_output=True, text=True,
                           env=env, timeout=300)

@@ -10,7 +10,7 @@ import pytest
 
 from endtoend import gate
 from test_pytest_tests import CALC, TESTS
-from witness_gate.runner import PropertyRunner
+from witness_gate.sandbox.runner import PropertyRunner
 from witness_gate.sandbox import Sandbox, stage_directory
 from witness_gate.sandbox.judge.examples import recorded, reproduce_failure
 

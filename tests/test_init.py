@@ -8,8 +8,8 @@ import json
 import pytest
 
 from conftest import run_cli
-from witness_gate.config import parse_config
-from witness_gate.init import INSTALL, Layout, propose, read_layout
+from witness_gate.config.schema import parse_config
+from witness_gate.cli.init import INSTALL, Layout, propose, read_layout
 
 
 @pytest.mark.parametrize("layout, impl, oracle, tests", [

@@ -1,6 +1,6 @@
 """Import layers: what decides loads nothing that runs code, and the web receiver loads no sandbox. Each module is
 imported in a fresh interpreter, so what it loads is its own doing (issue "A house a newcomer can read in an hour":
-`import witness_gate.verdict` loaded 28 modules, the sandbox and the warm start among them)."""
+`import witness_gate.rules.verdict` loaded 28 modules, the sandbox and the warm start among them)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # what starts, stages or speaks to processes: a decision never needs it
-RUNS_CODE = ("witness_gate.sandbox", "witness_gate.runner", "witness_gate.warm_settings", "witness_gate.staging",
-             "witness_gate.processes", "witness_gate.seccomp", "witness_gate.session", "witness_gate.local")
-DECIDES = ("witness_gate.outcomes", "witness_gate.gate", "witness_gate.labels", "witness_gate.budget",
-           "witness_gate.plan", "witness_gate.verdict", "witness_gate.ledger", "witness_gate.display")
+RUNS_CODE = ("witness_gate.sandbox", "witness_gate.sandbox.runner", "witness_gate.sandbox.warm_settings", "witness_gate.sandbox.staging",
+             "witness_gate.sandbox.processes", "witness_gate.sandbox.seccomp", "witness_gate.pipeline.session", "witness_gate.cli.local")
+DECIDES = ("witness_gate.model.outcomes", "witness_gate.gate", "witness_gate.labels", "witness_gate.budget",
+           "witness_gate.rules.plan", "witness_gate.rules.verdict", "witness_gate.records.ledger", "witness_gate.model.display")
 
 
 def loaded_by(module: str) -> list[str]:
@@ -39,4 +39,4 @@ def test_the_web_receiver_loads_no_sandbox_and_no_worker():
 
 def test_the_layer_check_can_fail():
     # the check itself sees a layer reached the wrong way: the runner loads the sandbox
-    assert any(name.startswith("witness_gate.sandbox") for name in loaded_by("witness_gate.runner"))
+    assert any(name.startswith("witness_gate.sandbox") for name in loaded_by("witness_gate.sandbox.runner"))

@@ -4,10 +4,10 @@ import textwrap
 
 import pytest
 
-from witness_gate.config import parse_config
-from witness_gate.discover import DiscoveryError, properties_of, property_named
-from witness_gate.listing import ListingError, list_names, names_from
-from witness_gate.processes import Finished
+from witness_gate.config.schema import parse_config
+from witness_gate.pipeline.discover import DiscoveryError, properties_of, property_named
+from witness_gate.sandbox.listing import ListingError, list_names, names_from
+from witness_gate.sandbox.processes import Finished
 from witness_gate.sandbox import Sandbox, stage_directory
 
 LISTER = textwrap.dedent('''\

@@ -12,12 +12,13 @@ from rich.console import Console
 
 from conftest import GitRepo, run_cli
 from test_run import base_repo
-from witness_gate import outcomes, report
-from witness_gate.attempt import Binding, Evidence
-from witness_gate.discover import PropertyTarget
-from witness_gate.evaluation import Evaluation
-from witness_gate.session import PropertyResult
-from witness_gate.verdict import Verdict
+from witness_gate.model import outcomes
+from witness_gate.cli import report
+from witness_gate.pipeline.attempt import Binding, Evidence
+from witness_gate.pipeline.discover import PropertyTarget
+from witness_gate.model.evaluation import Evaluation
+from witness_gate.pipeline.session import PropertyResult
+from witness_gate.rules.verdict import Verdict
 
 
 def _result(assertion_id: str, verdict: Verdict, evidence: Evidence | None = None, reason: str | None = None):

@@ -81,7 +81,7 @@ def test_the_configuration_reference_is_what_the_schema_says():
     check = subprocess.run([sys.executable, str(ROOT / "scripts" / "config_reference.py"), "--check"],
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
-    from witness_gate.config import SCHEMA
+    from witness_gate.config.schema import SCHEMA
 
     reference = (ROOT / "docs" / "CONFIG.md").read_text()
     assert all(f"| `{key}` |" in reference for key, *_ in SCHEMA)

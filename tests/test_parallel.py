@@ -5,10 +5,10 @@ import threading
 
 import pytest
 
-from witness_gate.attempt import replay_series
-from witness_gate.runner import Evaluation, PropertyRunner
+from witness_gate.pipeline.attempt import replay_series
+from witness_gate.sandbox.runner import Evaluation, PropertyRunner
 from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
-from witness_gate.warm_settings import SettingError, parallel_from_environment
+from witness_gate.sandbox.warm_settings import SettingError, parallel_from_environment
 
 PROPERTIES = '''
 import time

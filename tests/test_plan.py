@@ -2,9 +2,9 @@
 
 import pytest
 
-from witness_gate import plan as plans
-from witness_gate.config import Config, parse_config
-from witness_gate.plan import ConfigReview, review_head_config
+from witness_gate.rules import plan as plans
+from witness_gate.config.schema import Config, parse_config
+from witness_gate.rules.plan import ConfigReview, review_head_config
 
 CONFIG = parse_config('version: 1\npaths:\n  impl: ["src/"]\n  oracle: ["tests/properties/", "tests/fixtures/"]\n'
                       '  ignore: ["docs/", "**/*.md"]\n')

@@ -17,7 +17,7 @@ from appcore.settings import Settings
 from bot.events import route
 from ghdouble.webhooks import check_run_event, check_suite_event, comment_event, merge_group_event, pull_request_event
 from test_app import GOOD, make_pull
-from witness_gate.ledger import Ledger
+from witness_gate.records.ledger import Ledger
 from worker import checks
 from worker.buttons import press
 from worker.context import Context, complete

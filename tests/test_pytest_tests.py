@@ -8,10 +8,10 @@ import pytest
 
 from conftest import run_cli
 from endtoend import gate
-from witness_gate import pytests
-from witness_gate.config import ConfigError, parse_config
-from witness_gate.discover import pytest_targets
-from witness_gate.runner import PropertyRunner
+from witness_gate.pipeline import pytests
+from witness_gate.config.schema import ConfigError, parse_config
+from witness_gate.pipeline.discover import pytest_targets
+from witness_gate.sandbox.runner import PropertyRunner
 from witness_gate.sandbox import Sandbox, stage_directory
 
 CALC = '''

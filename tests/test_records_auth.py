@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import GitRepo, run_cli
-from witness_gate import recordkey
-from witness_gate.recordkey import RecordKey, RecordKeyError
+from witness_gate.records import recordkey
+from witness_gate.records.recordkey import RecordKey, RecordKeyError
 
 CALC_BASE = "def total(items):\n    return sum(i['qty'] for i in items)\n"
 CALC_HEAD = "def total(items):\n    # 'big rows are counted elsewhere': a deterministic regression\n" \

@@ -7,8 +7,8 @@ import subprocess
 import pytest
 
 from conftest import ROOT, GitRepo, run_cli
-from witness_gate.canonical import patch_digest
-from witness_gate.gitrepo import changed_paths, content_tree
+from witness_gate.model.canonical import patch_digest
+from witness_gate.sources.gitrepo import changed_paths, content_tree
 
 PROPS = '''
 from calc import double
@@ -209,8 +209,9 @@ def test_a_property_that_hangs_is_a_hold(git_repo):
 
 
 def test_a_checkout_that_does_not_match_the_head_tree_holds_patch_mismatch(git_repo, tmp_path, monkeypatch):
-    from witness_gate import gitrepo, local
-    from witness_gate.report import PlainReporter
+    from witness_gate.sources import gitrepo
+    from witness_gate.cli import local
+    from witness_gate.cli.report import PlainReporter
     from witness_gate.sandbox import Sandbox
 
     repo = base_repo(git_repo)
@@ -250,8 +251,8 @@ def test_check_outside_git_binds_the_directory_content_as_the_patch(tmp_path):
 def local_run(repo: GitRepo, out):
     import os
 
-    from witness_gate import local
-    from witness_gate.report import PlainReporter
+    from witness_gate.cli import local
+    from witness_gate.cli.report import PlainReporter
     from witness_gate.sandbox import Sandbox
 
     with open(os.devnull, "w") as quiet:
@@ -317,8 +318,9 @@ FAILS_ONLY_THE_FIRST_TIME = ("import os\n\nMARK = {marker!r}\n\n"
 
 
 def _run_unsandboxed(repo, out):
-    from witness_gate import local, recordkey
-    from witness_gate.report import PlainReporter
+    from witness_gate.cli import local
+    from witness_gate.records import recordkey
+    from witness_gate.cli.report import PlainReporter
     from witness_gate.sandbox import Sandbox
 
     recordkey.establish(repo.path)  # as `run` does: its records are sealed, so a later run may trust them
@@ -344,7 +346,7 @@ def test_a_failure_once_seen_on_a_patch_is_never_forgotten(git_repo, tmp_path, m
     assert again.verdict.label == "not_reproduced", again.verdict
     assert any("failed before on this same patch" in note for note in again.notes)
     # the control: without the memory of the first attempt, the same patch now passes
-    from witness_gate import local
+    from witness_gate.cli import local
 
     monkeypatch.setattr(local, "failed_before", lambda out_dir, digest: {})
     [control] = _run_unsandboxed(repo, tmp_path / "out")

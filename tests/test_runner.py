@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from witness_gate.sandbox.views import Views, split_checkout
-from witness_gate.runner import Evaluation, PropertyRunner, Sides, hash_seed
+from witness_gate.sandbox.runner import Evaluation, PropertyRunner, Sides, hash_seed
 from witness_gate.sandbox import Sandbox, bwrap_works, choose, make_readable, stage_directory
 
 PROPERTIES = '''
@@ -239,7 +239,7 @@ def test_cold_subjects_alive_at_once_cannot_count_each_other(repo, monkeypatch, 
     # by the others, so rows run at once could count each other and tell which of a series they serve (found by a
     # reviewer: property B's first row learned it was the run's 21st subject). Control: without those refusals
     # the same subjects count 1, 2, 3.
-    from witness_gate import seccomp
+    from witness_gate.sandbox import seccomp
 
     if not filtered:
         monkeypatch.setitem(seccomp.NOTICING, "x86_64", (72, {}))

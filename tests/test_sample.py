@@ -1,4 +1,4 @@
-"""The broader sample's inputs (witness_gate/sample.py): near the pinned payload, the same for the same seed, never the
+"""The broader sample's inputs (witness_gate/pipeline/sample.py): near the pinned payload, the same for the same seed, never the
 payload itself, of its shape, and likely to reach a regression a lookup table of the pinned values hides."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from conftest import ROOT
 from strategies import json_values
-from witness_gate.canonical import canonical_bytes
-from witness_gate.sample import constants_of, draw, sample_seed
+from witness_gate.model.canonical import canonical_bytes
+from witness_gate.pipeline.sample import constants_of, draw, sample_seed
 
 ORDERS = json.loads((ROOT / "examples/orders/base/tests/fixtures/orders.json").read_text())
 PROPERTIES = (ROOT / "examples/orders/base/tests/properties/test_orders.py").read_bytes()

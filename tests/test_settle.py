@@ -4,7 +4,7 @@ fixed tree's layout is listed once and reused, and a tree that changed after all
 import os
 import time
 
-from witness_gate.staging import SETTLED_NS, mark_fixed, settle
+from witness_gate.sandbox.staging import SETTLED_NS, mark_fixed, settle
 
 
 def make_tree(root, depth=3, width=3):

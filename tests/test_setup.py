@@ -16,9 +16,9 @@ import pytest
 
 from conftest import host_ip, run_cli
 from test_hostile import DAEMON, daemons, tree_digest
-from witness_gate.config import Config
-from witness_gate.environment import SetupFailed, SetupStep, prepare, set_up
-from witness_gate.runner import PropertyRunner
+from witness_gate.config.schema import Config
+from witness_gate.setup.environment import SetupFailed, SetupStep, prepare, set_up
+from witness_gate.sandbox.runner import PropertyRunner
 from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
 
 pytestmark = pytest.mark.skipif(bool(bwrap_works()), reason=f"bubblewrap cannot run here: {bwrap_works()}")
@@ -408,7 +408,7 @@ def test_environments_unused_for_a_day_are_removed_when_another_is_built(checkou
 # -- a set-up that shadows its own tools, runs code from .pth files or fills the host's disk --
 SHADOW_PIP = {"pip/__init__.py": "", "pip/__main__.py": (
     "import os\nopen(os.environ['WITNESS_ENV'] + '/shadowed-pip-ran', 'w').write('x')\n"),
-    "witness_gate/__init__.py": "", "witness_gate/netshim.py": (
+    "witness_gate/__init__.py": "", "witness_gate/setup/netshim.py": (
     "import os\nopen(os.environ['WITNESS_ENV'] + '/shadowed-shim-ran', 'w').write('x')\n"),
     "requirements.txt": "# nothing to install\n"}
 
@@ -464,7 +464,7 @@ FILLS_THE_ENVIRONMENT = ("import os\n"
 @pytest.mark.parametrize("mode, fits", [("bwrap", False), ("none", True)])
 def test_what_the_set_up_keeps_is_capped_by_the_sandbox(checkout, cache, monkeypatch, mode, fits):
     # 192 MiB of environment against a 64 MiB cap: refused under bubblewrap; the control, no sandbox, keeps it all
-    import witness_gate.setup_run as environments
+    import witness_gate.setup.sandboxed as environments
     from dataclasses import replace
 
     monkeypatch.setattr(environments, "SETUP_LIMITS", replace(environments.SETUP_LIMITS, space_bytes=64 * 1024**2))
@@ -510,7 +510,7 @@ def test_the_set_up_reaches_no_host_folder_and_its_environment_is_handed_over_by
 ])
 def test_an_environment_that_cannot_be_kept_is_a_set_up_failure_not_a_traceback(checkout, cache, monkeypatch,
                                                                                   script, shown):
-    import witness_gate.setup_run as environments
+    import witness_gate.setup.sandboxed as environments
     from dataclasses import replace
 
     monkeypatch.setattr(environments, "SETUP_LIMITS", replace(environments.SETUP_LIMITS, space_bytes=256 * 1024**2))

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from witness_gate.canonical import canonical_bytes, shortlex_key
+from witness_gate.model.canonical import canonical_bytes, shortlex_key
 from witness_gate.shrink import shrink, single_deletions
 from strategies import json_values
 

@@ -5,7 +5,7 @@ import copy
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from witness_gate.canonical import canonical_bytes, shortlex_key
+from witness_gate.model.canonical import canonical_bytes, shortlex_key
 from witness_gate.shrink import shrink
 
 

@@ -4,7 +4,7 @@ ones are in tests/test_shrink_moves.py): a part that is a node becomes a number.
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from witness_gate.canonical import canonical_bytes
+from witness_gate.model.canonical import canonical_bytes
 from witness_gate.shrink import shrink
 
 

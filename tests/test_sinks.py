@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from witness_gate import recordkey
-from witness_gate.sinks import FileSink, StoreSink
-from witness_gate.store import Store
+from witness_gate.records import recordkey
+from witness_gate.records.sinks import FileSink, StoreSink
+from witness_gate.records.store import Store
 
 RECORD = {"record_id": "a" * 32, "assertion_id": "prop_total", "label": "regression", "reason": "negative-total",
           "patch_digest": "p" * 64, "property_id": "tests/properties/p.py::prop_total@abcdefabcdef",

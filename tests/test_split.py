@@ -2,7 +2,7 @@
 
 import pytest
 
-from witness_gate.config import parse_config
+from witness_gate.config.schema import parse_config
 from witness_gate.labels import path_matches, split_paths
 
 

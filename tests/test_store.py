@@ -9,8 +9,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
 
-from witness_gate.ledger import Ledger, check_expiry
-from witness_gate.store import Base, Store
+from witness_gate.records.ledger import Ledger, check_expiry
+from witness_gate.records.store import Base, Store
 
 URLS = ["sqlite"] + (["postgresql"] if os.environ.get("WITNESS_TEST_DATABASE_URL", "").startswith("postgresql") else [])
 
@@ -57,7 +57,7 @@ def test_the_freezes_command_lists_the_ledger(store):
     from datetime import datetime, timedelta, timezone
 
     from conftest import run_cli
-    from witness_gate.ledger import Ledger
+    from witness_gate.records.ledger import Ledger
 
     clock = [datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)]
     ledger = Ledger(store, clock=lambda: clock[0])

@@ -108,7 +108,7 @@ def test_a_head_that_special_cases_the_pinned_inputs_is_a_regression_with_a_witn
     assert all(r["outcome"] == "pass" for r in record["base"]["replays"])
     assert any(note.startswith(f"broader sample: unseen input #{sample['exposed']} of ") for note in record["notes"])
     # a holder of the key sees the same sample again, from the recorded seed
-    again = subprocess.run([sys.executable, "-m", "witness_gate.sample", "tests/fixtures/orders.json", sample["seed"],
+    again = subprocess.run([sys.executable, "-m", "witness_gate.pipeline.sample", "tests/fixtures/orders.json", sample["seed"],
                             "32", "tests/properties/test_orders.py"], cwd=shop, capture_output=True, text=True,
                            env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True).stdout.splitlines()
     assert json.loads(again[sample["exposed"]]) == sample["input"] and len(again) == sample["size"]
@@ -216,7 +216,7 @@ TELLING = "import sys\n\n\ndef double(x):\n    print('drew', x, file=sys.stderr)
 def test_a_head_that_knows_the_pinned_seed_s_examples_is_found_by_a_second_search(tmp_path):
     """The pinned seed makes a Hypothesis test's examples the same on every run, so a patch can learn them and answer
     those alone: a second search, seeded from the gate's secret, draws others."""
-    from witness_gate.runner import PropertyRunner
+    from witness_gate.sandbox.runner import PropertyRunner
     from witness_gate.sandbox import Sandbox, stage_directory
 
     repo = tmp_path / "calc"
@@ -254,7 +254,7 @@ def test_a_head_that_knows_the_pinned_seed_s_examples_is_found_by_a_second_searc
 def test_the_second_search_s_seed_is_told_to_the_judge_alone(tmp_path):
     # found by a reviewer: the search ran with the sample's seed as the pinned one, so its subject was told it
     # (WITNESS_SEED, and a hash seed of its own) and could tell the second search from the first
-    from witness_gate.runner import PropertyRunner
+    from witness_gate.sandbox.runner import PropertyRunner
     from witness_gate.sandbox import Sandbox, stage_directory
 
     repo = tmp_path / "calc"

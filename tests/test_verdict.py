@@ -4,11 +4,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from witness_gate.attempt import UNSTEADY_RUNS, Binding, Evidence, Policy, run_attempt, sign
+from witness_gate.pipeline.attempt import UNSTEADY_RUNS, Binding, Evidence, Policy, run_attempt, sign
 from witness_gate.budget import Contract
-from witness_gate.runner import Evaluation
+from witness_gate.sandbox.runner import Evaluation
 from witness_gate.shrink import ShrinkResult
-from witness_gate.verdict import FreezeMatch, Split, decide_property, exit_code, overall_label
+from witness_gate.rules.verdict import FreezeMatch, Split, decide_property, exit_code, overall_label
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 POLICY = Policy(runs=5, min_reruns=3)
@@ -297,7 +297,7 @@ SKIPS = "skipped:1/2:0123456789ab"
     (["skipped:1/2:ba9876543210"] * 3, False),  # the base skips another case
     ([SKIPS, SKIPS, None], False)])
 def test_a_head_that_only_skipped_passes_where_the_base_skips_the_same_cases(base_reasons, alike):
-    from witness_gate.verdict import skipped_alike
+    from witness_gate.rules.verdict import skipped_alike
 
     rows = [Evaluation("pass" if reason is None else "fail", reason) for reason in base_reasons]
     assert skipped_alike(SKIPS, rows) is alike

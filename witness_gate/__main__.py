@@ -2,6 +2,6 @@
 
 import sys
 
-from witness_gate.cli import main
+from witness_gate.cli.main import main
 
 sys.exit(main())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from witness_gate.canonical import contract_digest, fixture_id
+from witness_gate.model.canonical import contract_digest, fixture_id
 
 __all__ = ["Contract", "Decision", "Observation", "RunnerClass", "decide", "fixture_id"]
 

@@ -9,8 +9,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from witness_gate.canonical import witness_hash
-from witness_gate.files import write_json_atomic
+from witness_gate.model.canonical import witness_hash
+from witness_gate.records.files import write_json_atomic
 
 __all__ = [
     "IMPL_PREFIX",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from witness_gate.store import Store
+from witness_gate.records.store import Store
 from worker import checks
 from worker.context import Context, context
 from worker.clients import ButtonClient

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
-from witness_gate import gitrepo
-from witness_gate.files import unsafe_cache
+from witness_gate.sources import gitrepo
+from witness_gate.records.files import unsafe_cache
 from witness_gate.sandbox import make_readable
 from worker.github_api import GitHubApi
 
@@ -171,7 +171,7 @@ def changed_paths_locally(api: GitHubApi, repo: str, base_sha: str, head_sha: st
 
 
 class GitHubSource:
-    """A repository's facts as GitHub gives them (witness_gate/gather.py's Source): a file at a commit, and a
+    """A repository's facts as GitHub gives them (witness_gate/pipeline/gather.py's Source): a file at a commit, and a
     commit's files through the host's checkout cache."""
 
     def __init__(self, api: GitHubApi, repo: str, cache: Path) -> None:

@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from witness_gate import outcomes
-from witness_gate.display import shown, shown_lines
+from witness_gate.model import outcomes
+from witness_gate.model.display import shown, shown_lines
 from witness_gate.sandbox.judge.examples import recorded, reproduce_failure
-from witness_gate.verdict import overall_label
+from witness_gate.rules.verdict import overall_label
 
 CHECK_NAME = "witness-gate"
 MARKER = "<!-- witness-gate -->"
@@ -124,7 +124,7 @@ NO_CONFIG_HELP = ("witness-gate reads `.witness.yml` from the base branch. Add o
 
 
 def render_plan_refusal(refusal: Any, overrides: dict[str, str] | None = None) -> CheckOutput:
-    """A head the planner (witness_gate.plan) refused before anything was fetched or ran."""
+    """A head the planner (witness_gate.rules.plan) refused before anything was fetched or ran."""
     if refusal.label == "no_config":
         return render_refusal("no_config", refusal.title, NO_CONFIG_HELP)
     if refusal.label == "invalid_config":
@@ -223,7 +223,7 @@ def _int(value: Any) -> int:
 
 # -- repo-controlled text in the check run ---------------------------------------------------------
 # Reasons, assertion ids, notes and paths come from the repository (or from an older record): each is
-# made one visible line first (witness_gate.display.shown), then escaped for where it lands.
+# made one visible line first (witness_gate.model.display.shown), then escaped for where it lands.
 NOTE_LIMIT = 500
 _MENTION = re.compile(r"(^|[^\w])@(?=\w)")
 _MARKUP = re.compile(r"([\\`*\[\]<>|~&!#])")  # what starts code, links, images, HTML, entities, cells

@@ -1,5 +1,5 @@
 """The failures already seen on the same patch, from the store (the pin and the base are gathered through
-witness_gate/gather.py, over worker/checkout.py::GitHubSource)."""
+witness_gate/pipeline/gather.py, over worker/checkout.py::GitHubSource)."""
 
 from __future__ import annotations
 

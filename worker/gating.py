@@ -1,4 +1,4 @@
-"""Gating one head: gather (pull request, base config, changed paths, checkout), decide (witness_gate.plan,
+"""Gating one head: gather (pull request, base config, changed paths, checkout), decide (witness_gate.rules.plan,
 then one job per property and the verdict), apply (the check run)."""
 
 from __future__ import annotations
@@ -12,18 +12,18 @@ from rq.job import Callback, Dependency
 
 from appcore import jobspec
 from appcore.jobspec import safe_id
-from witness_gate import plan as plans
+from witness_gate.rules import plan as plans
 from witness_gate.sandbox.names import new_top_modules
-from witness_gate.attempt import Policy
-from witness_gate.canonical import patch_digest
-from witness_gate.config import CONFIG_NAME, Config, parse_config
-from witness_gate.discover import DiscoveryError, properties_of, property_named
-from witness_gate.environment import SetupOutcome, SetupStep, set_up
-from witness_gate.gather import base_of, pin_from_base
-from witness_gate.ledger import Ledger, apply_freezes
-from witness_gate.session import GateRun
-from witness_gate.sinks import StoreSink
-from witness_gate.verdict import Split, overall_label
+from witness_gate.pipeline.attempt import Policy
+from witness_gate.model.canonical import patch_digest
+from witness_gate.config.schema import CONFIG_NAME, Config, parse_config
+from witness_gate.pipeline.discover import DiscoveryError, properties_of, property_named
+from witness_gate.setup.environment import SetupOutcome, SetupStep, set_up
+from witness_gate.pipeline.gather import base_of, pin_from_base
+from witness_gate.records.ledger import Ledger, apply_freezes
+from witness_gate.pipeline.session import GateRun
+from witness_gate.records.sinks import StoreSink
+from witness_gate.rules.verdict import Split, overall_label
 from worker import checks
 from worker.checkout import GitHubSource, changed_paths_locally, checkout
 from worker.clients import CheckRunClient, FinishClient, GateClient, PropertyClient

@@ -18,7 +18,7 @@ from github.Requester import Requester
 from redis import Redis
 
 from appcore.settings import Settings
-from witness_gate import gitrepo
+from witness_gate.sources import gitrepo
 
 log = logging.getLogger("witness_gate.worker")
 TOKEN_MARGIN = 300  # refresh installation tokens five minutes before GitHub expires them

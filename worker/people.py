@@ -11,8 +11,8 @@ from rq.job import Callback
 from appcore import jobspec
 from appcore.commands import HELP_TEXT, MAX_COMMANDS
 from appcore.jobspec import safe_id
-from witness_gate.config import CONFIG_NAME, Config, parse_config
-from witness_gate.ledger import Ledger, Outcome
+from witness_gate.config.schema import CONFIG_NAME, Config, parse_config
+from witness_gate.records.ledger import Ledger, Outcome
 from worker.clients import PeopleClient
 from worker.context import Context, context
 from worker.rendering import rerender

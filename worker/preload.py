@@ -10,7 +10,7 @@ import logging
 from rq import Worker as _RQWorker
 
 import worker.jobs  # noqa: F401 - the point: loaded before any horse is forked
-from witness_gate.staging import judge_site, stage_root
+from witness_gate.sandbox.staging import judge_site, stage_root
 
 # the sandbox's staged copy of the gate, made once here: a horse ends with os._exit, so one it made for itself would
 # never be removed (a folder a job, for as long as the worker runs); this one goes when the worker exits. The judge's

@@ -20,7 +20,7 @@ from rq.job import Callback
 
 from appcore import jobspec
 from appcore.settings import Settings
-from witness_gate.config import CONFIG_NAME
+from witness_gate.config.schema import CONFIG_NAME
 from worker import checks
 from worker.context import Context, complete, context
 from worker.people import enqueue_gate

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from witness_gate.config import CONFIG_NAME, parse_config
-from witness_gate.ledger import Ledger, apply_freezes
-from witness_gate.verdict import overall_label
+from witness_gate.config.schema import CONFIG_NAME, parse_config
+from witness_gate.records.ledger import Ledger, apply_freezes
+from witness_gate.rules.verdict import overall_label
 from worker import checks
 from worker.clients import CheckRunClient
 from worker.context import Context

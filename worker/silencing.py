@@ -3,8 +3,8 @@ freezes in force now change is re-rendered at once, in every pull request of the
 
 from __future__ import annotations
 
-from witness_gate.ledger import Ledger, apply_freezes
-from witness_gate.verdict import overall_label
+from witness_gate.records.ledger import Ledger, apply_freezes
+from witness_gate.rules.verdict import overall_label
 from worker.context import Context
 from worker.rendering import rerender
 

@@ -4,9 +4,9 @@ defence, with a control that shows it landing when the defence is taken out."""
 from collections import Counter
 
 from test_baseline import BASE_SUMS, F, HEAD_OFF_BY_ONE, ORDER, gate
-from witness_gate import baseline
-from witness_gate.canonical import witness_hash
-from witness_gate.runner import Evaluation
+from witness_gate.pipeline import baseline
+from witness_gate.model.canonical import witness_hash
+from witness_gate.sandbox.runner import Evaluation
 
 
 def base_failing_its_pinned_payload_another_way(payload):
@@ -38,7 +38,7 @@ def test_control_taking_the_drifted_witness_whenever_the_pinned_payload_does_not
             return baseline.BaseEvidence(sha, rows, pinned)
         return real(evidence, payload, head, base, policy, sha, progress, base_candidate, first)
 
-    monkeypatch.setattr("witness_gate.session.replay_on_base", old_rule)
+    monkeypatch.setattr("witness_gate.pipeline.session.replay_on_base", old_rule)
     assert gate(HEAD_OFF_BY_ONE, base_failing_its_pinned_payload_another_way).verdict.label == "pre_existing"
 
 

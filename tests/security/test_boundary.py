@@ -1,5 +1,5 @@
 """The judge and the subject: what a property can still do with the implementation across the process boundary, and
-what the boundary refuses. Every test runs a real property in two bubblewrap sandboxes (witness_gate.runner)."""
+what the boundary refuses. Every test runs a real property in two bubblewrap sandboxes (witness_gate.sandbox.runner)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from witness_gate.runner import PropertyRunner
+from witness_gate.sandbox.runner import PropertyRunner
 from witness_gate.sandbox import Sandbox, stage_directory
 
 IMPL = '''
@@ -753,8 +753,8 @@ def test_a_package_the_environment_lacks_gives_no_verdict_but_a_lost_module_of_t
 def test_a_warm_series_failing_for_another_reason_never_confirms_the_block():
     # in the series judge a property met what a cold judge does not (signal.signal off the main thread): its warm
     # replays all failed, for another reason than the first run's, and were kept as the witness's replays
-    from witness_gate.attempt import Policy, run_attempt
-    from witness_gate.evaluation import Evaluation
+    from witness_gate.pipeline.attempt import Policy, run_attempt
+    from witness_gate.model.evaluation import Evaluation
 
     def cold(payload):
         return Evaluation("fail", "rounding-drift", "", 0.01, "split-cold")

@@ -15,8 +15,8 @@ IMPL_THAT_LISTS = '''if [ "$WITNESS_LIST" = 1 ]; then echo total_ok; exit 0; fi
 
 @pytest.mark.skipif(bool(bwrap_works()), reason="bubblewrap cannot run here")
 def test_a_listing_that_leaves_out_a_contracted_property_still_gates_it(tmp_path):
-    from witness_gate.config import parse_config
-    from witness_gate.discover import properties_of
+    from witness_gate.config.schema import parse_config
+    from witness_gate.pipeline.discover import properties_of
 
     (tmp_path / "tests" / "properties").mkdir(parents=True)
     (tmp_path / "src").mkdir()

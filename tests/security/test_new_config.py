@@ -4,8 +4,8 @@
 def test_a_head_s_witness_yml_of_nested_aliases_is_refused_at_the_first_alias():
     # each line nine aliases of the one before: 9^n strings once a problem prints the value (9 lines: gigabytes
     # in the worker, outside any sandbox); four lines show the rule without the cost
-    from witness_gate.config import Config
-    from witness_gate.plan import review_head_config
+    from witness_gate.config.schema import Config
+    from witness_gate.rules.plan import review_head_config
 
     lines = ["version: 1", "bomb:", '  a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     lines += [f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 4)]
@@ -18,8 +18,8 @@ def test_a_head_s_witness_yml_of_nested_aliases_is_refused_at_the_first_alias():
 def test_a_huge_new_witness_yml_is_reviewed_in_a_bounded_answer():
     # 100,000 unknown keys were 100,000 problems (11 MB kept with the run and rendered), a long list one problem
     # that printed the whole value; a file past the cap is not parsed at all
-    from witness_gate.config import Config
-    from witness_gate.plan import HEAD_CONFIG_BYTES, PROBLEM_CHARS, REVIEW_PROBLEMS, review_head_config
+    from witness_gate.config.schema import Config
+    from witness_gate.rules.plan import HEAD_CONFIG_BYTES, PROBLEM_CHARS, REVIEW_PROBLEMS, review_head_config
 
     many = ("version: 1\n" + "".join(f"k{i}: 1\n" for i in range(2000))).encode()
     review = review_head_config(Config(), many, [".witness.yml"])

@@ -14,13 +14,13 @@ from unittest.mock import patch
 
 from rich.console import Console
 
-from witness_gate import report
-from witness_gate.attempt import Binding, Evidence
-from witness_gate.discover import PropertyTarget
-from witness_gate.display import shown
-from witness_gate.evaluation import Evaluation
-from witness_gate.session import PropertyResult
-from witness_gate.verdict import Verdict
+from witness_gate.cli import report
+from witness_gate.pipeline.attempt import Binding, Evidence
+from witness_gate.pipeline.discover import PropertyTarget
+from witness_gate.model.display import shown
+from witness_gate.model.evaluation import Evaluation
+from witness_gate.pipeline.session import PropertyResult
+from witness_gate.rules.verdict import Verdict
 from worker.checks import md_code, md_text
 
 # what a hostile string reaches for: markup openers and closers, entities, mentions, links, cells, controls, bidi

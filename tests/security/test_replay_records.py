@@ -66,7 +66,7 @@ def serving(body: bytes):
 
 
 def test_a_record_url_nested_without_end_is_refused_with_a_reason():
-    from witness_gate.replaying import ReplayError, load
+    from witness_gate.cli.replaying import ReplayError, load
 
     server, _ = serving(b"[" * 200_000 + b"]" * 200_000)  # well under the size cap, far past the parser's depth
     try:
@@ -79,7 +79,7 @@ def test_a_record_url_nested_without_end_is_refused_with_a_reason():
 def test_a_run_record_that_names_itself_or_too_many_attempts_is_refused_before_it_is_fetched_on():
     import json
 
-    from witness_gate.replaying import MAX_ATTEMPTS, ReplayError, load
+    from witness_gate.cli.replaying import MAX_ATTEMPTS, ReplayError, load
 
     itself = json.dumps({"attempts": [{"record_id": "again", "label": "regression"}]}).encode()
     server, asked = serving(itself)  # every attempt it lists is this run record once more

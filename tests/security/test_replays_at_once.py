@@ -3,9 +3,9 @@ with a control that shows it landing when the rule is taken out)."""
 
 import pytest
 
-from witness_gate import attempt
-from witness_gate.attempt import Policy, run_attempt
-from witness_gate.runner import PropertyRunner
+from witness_gate.pipeline import attempt
+from witness_gate.pipeline.attempt import Policy, run_attempt
+from witness_gate.sandbox.runner import PropertyRunner
 from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
 
 
@@ -31,7 +31,7 @@ def alone_fails(tmp_path, monkeypatch):
     # locks are refused in an evaluation now (tests/test_runner.py::test_cold_subjects_alive_at_once_cannot_count_each_
     # other); allowed here, they stand in for a channel between siblings nobody has found yet: the attempt's own
     # rule must hold whatever the channel
-    from witness_gate import seccomp
+    from witness_gate.sandbox import seccomp
 
     monkeypatch.setitem(seccomp.NOTICING, "x86_64", (72, {}))
     (tmp_path / "alone.py").write_text(ALONE)

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from witness_gate import seccomp
-from witness_gate.processes import Finished, become_subreaper, end_leftovers, spawn, start_and_collect
-from witness_gate.staging import (
+from witness_gate.sandbox import seccomp
+from witness_gate.sandbox.processes import Finished, become_subreaper, end_leftovers, spawn, start_and_collect
+from witness_gate.sandbox.staging import (
     DEFAULT_SANDBOX_UID, HARNESS_FILES, SETTLED_NS, WORKER_UID_BASE, WORKER_UID_SPAN, Identity, SandboxUnavailable,
     make_readable, settle, stage_directory, stage_root, subject_uid, worker_uid,
 )

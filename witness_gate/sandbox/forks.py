@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from witness_gate.processes import _kill_group, end_leftovers, released
+from witness_gate.sandbox.processes import _kill_group, end_leftovers, released
 
 READY_SECONDS = 30.0
 

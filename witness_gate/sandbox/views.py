@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from witness_gate.staging import make_readable, mark_fixed, stage_root
+from witness_gate.sandbox.staging import make_readable, mark_fixed, stage_root
 
 _NEVER = {".git", "__pycache__", ".artifacts"}
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from witness_gate.canonical import canonical_bytes, sha256_hex, shortlex_key
+from witness_gate.model.canonical import canonical_bytes, sha256_hex, shortlex_key
 from witness_gate.gate import shrink_until_local_stop
 from witness_gate.shrink.memory import Slot
 from witness_gate.shrink.moves.numbers import shift_pairs, shrink_equal_values, sum_fields, sum_lists

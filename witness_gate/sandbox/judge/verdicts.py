@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from witness_gate.reasons import clean_reason, usable_reason
+from witness_gate.model.reasons import clean_reason, usable_reason
 
 __all__ = ["clean_reason", "usable_reason", "verdict_of"]
 

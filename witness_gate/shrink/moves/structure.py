@@ -6,7 +6,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from witness_gate.canonical import shortlex_key
+from witness_gate.model.canonical import shortlex_key
 from witness_gate.shrink.memory import Slot, is_tuple, signature, tried
 from witness_gate.shrink.tree import Path, child_keys, descendants, drop_run, find_largest, get_node, is_int, set_node
 

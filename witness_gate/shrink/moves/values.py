@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from witness_gate.canonical import shortlex_key
+from witness_gate.model.canonical import shortlex_key
 from witness_gate.shrink.memory import Slot, is_tuple, kind, signature, tried
 from witness_gate.shrink.moves.numbers import absorb_neighbours, smaller_int
 from witness_gate.shrink.moves.structure import Search, sweep

@@ -1,0 +1,1 @@
+"""`witness-gate`: argument parsing, the local gate (check, run, replay, init) and what a person reads."""

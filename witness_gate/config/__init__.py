@@ -1,0 +1,1 @@
+"""`.witness.yml` and the fixture lock: parsed, with errors that name file:line:key."""

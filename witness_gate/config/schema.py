@@ -1,0 +1,359 @@
+"""`.witness.yml`: one table of fields, parsed with line numbers so every error names file:line:key."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from witness_gate.model import outcomes
+
+from witness_gate.labels import ChangeSplit, split_change_paths
+from witness_gate.config.yamlines import YamlProblem, load_with_lines
+
+CONFIG_NAME = ".witness.yml"
+LABELS = outcomes.NAMES  # every label a `conclusions:` override may name (no_config included)
+CONCLUSIONS = outcomes.CONCLUSIONS
+# a runner-protocol property's name: it becomes file names (<name>.attempt.json) and config keys
+PROPERTY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,99}")
+NAME_RULE = "a letter, then letters, digits, '_' or '-' (at most 100)"
+
+
+class ConfigError(ValueError):
+    """One or more problems in a `.witness.yml`, each naming file, line and key."""
+
+    def __init__(self, problems: list[str], line: int = 1, lines: list[int] | None = None) -> None:
+        self.problems = problems
+        self.line = line  # of the first problem, for an annotation
+        self.lines = lines if lines and len(lines) == len(problems) else [line] * len(problems)  # one per problem
+        super().__init__("\n".join(problems))
+
+
+@dataclass(frozen=True)
+class Config:
+    impl: tuple[str, ...] = ("src/",)
+    oracle: tuple[str, ...] = ("tests/properties/", "tests/fixtures/")
+    generated: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    properties_dir: str = "tests/properties"
+    command: tuple[str, ...] | None = None
+    names: tuple[str, ...] = ()  # the runner protocol's properties; empty: the command lists them itself
+    pytest: tuple[str, ...] = ()  # test files and folders whose pytest tests are properties (oracle paths)
+    fixtures: dict[str, str] = field(default_factory=dict)
+    seed: str = "0"
+    generator_version: int = 1
+    contracts: dict[str, dict[str, str]] = field(default_factory=dict)
+    runs: int = 5
+    min_reruns: int = 3
+    max_steps: int = 32
+    max_evals: int = 2000
+    max_runs: int = 50  # the most replays `/witness replay N` may ask for
+    broader_sample: int = 32  # unseen inputs near each passing pinned payload; 0: none
+    require_isolation: bool = False  # hold a property whose oracle and implementation share a process (a command)
+    new_tests: str = "judge_by_base"  # oracle files a change only adds: judged by the base's oracle, or mixed_edit
+    timeout_seconds: float = 60
+    expires_in_hours: float | None = None
+    max_hours: float = 168
+    conclusions: dict[str, str] = field(default_factory=dict)
+    setup_requirements: str | None = None
+    setup_command: tuple[str, ...] | None = None
+    setup_timeout_seconds: float = 600
+    source: str = "(embedded defaults)"
+
+    @property
+    def oracle_patterns(self) -> tuple[str, ...]:
+        """Generated stubs, the pytest tests gated and the config itself count as oracle paths."""
+        return self.oracle + self.generated + self.pytest + (CONFIG_NAME,)
+
+    def split(self, paths: Iterable[str]) -> ChangeSplit:
+        """The changed paths by kind, with the gate's fail-closed rule (labels.split_change_paths)."""
+        return split_change_paths(paths, self.impl, self.oracle_patterns, self.ignore)
+
+    def fixture_for(self, assertion_id: str) -> str:
+        """The fixture path for an assertion: its own entry, then "*", then the convention."""
+        if assertion_id in self.fixtures:
+            return self.fixtures[assertion_id]
+        if "*" in self.fixtures:
+            return self.fixtures["*"]
+        return f"tests/fixtures/{assertion_id}.json"
+
+
+# -- value checks: each returns the converted value or raises _Bad(what was expected) -------
+class _Bad(Exception):
+    pass
+
+
+def _int(lo: int) -> Callable[[Any], int]:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise _Bad(f"an integer >= {lo}")
+        return v
+    return check
+
+
+def _number(positive: bool = True) -> Callable[[Any], float]:
+    def check(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (positive and v <= 0):
+            raise _Bad("a number > 0")
+        return v
+    return check
+
+
+def _flag(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise _Bad("true or false")
+    return v
+
+
+def _optional(inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def check(v: Any) -> Any:
+        return None if v is None else inner(v)
+    return check
+
+
+def _text(v: Any) -> str:
+    # a seed written as 17 is the string "17": seeds are strings everywhere else
+    if isinstance(v, bool) or not isinstance(v, (str, int)) or str(v).strip() == "":
+        raise _Bad("a non-empty string")
+    return str(v)
+
+
+def normal_path(path: str) -> str:
+    """A path as the changed paths are spelled: no `./`, no `//`, no `/./` (a pattern spelled `./tests` matched no
+    path, so every test counted as implementation: found by a reviewer); a folder keeps its slash."""
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    return "/".join(parts) + ("/" if path.endswith("/") and parts else "")
+
+
+def _relpath(v: Any) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise _Bad("a non-empty repository path")
+    if v.startswith("/") or ".." in v.split("/"):
+        raise _Bad("a path inside the repository (no leading '/', no '..')")
+    if not normal_path(v):
+        raise _Bad("a path inside the repository, not the repository itself")
+    return normal_path(v)
+
+
+def _patterns(v: Any) -> tuple[str, ...]:
+    if not isinstance(v, list) or not all(isinstance(p, str) and p.strip() for p in v):
+        raise _Bad('a list of path prefixes or globs, like ["src/"] or ["**/*.py"]')
+    if any(p.startswith("/") or ".." in p.split("/") for p in v):
+        raise _Bad('paths inside the repository, like ["src/"] (no leading "/", no "..": they would match nothing)')
+    if any(not normal_path(p) for p in v):
+        raise _Bad('paths inside the repository, like ["src/"] ("." or "./" is the whole repository: say "**")')
+    return tuple(normal_path(p) for p in v)
+
+
+def _patterns_or_empty(v: Any) -> tuple[str, ...]:
+    if v is None or v == []:
+        return ()
+    try:
+        return _patterns(v)
+    except _Bad:
+        raise _Bad('a list of path prefixes or globs, like ["docs/", "**/*.md"]') from None
+
+
+def _command(v: Any) -> tuple[str, ...] | None:
+    if v is None:
+        return None
+    if not isinstance(v, list) or not v or not all(isinstance(a, str) and a for a in v):
+        raise _Bad('null or a list of arguments, like ["./run-property.sh"]')
+    return tuple(v)
+
+
+def _names(v: Any) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if not isinstance(v, list) or not all(isinstance(n, str) for n in v):
+        raise _Bad('a list of property names, like ["total_non_negative", "receipt_lists_every_line"]')
+    for name in v:
+        if not PROPERTY_NAME.fullmatch(name):
+            raise _Bad(f"property names of {NAME_RULE}; {name!r} is not one")
+    if len(set(v)) != len(v):
+        raise _Bad(f"each name once; {sorted(n for n in set(v) if v.count(n) > 1)} repeat")
+    return tuple(v)
+
+
+def _test_paths(v: Any) -> tuple[str, ...]:
+    if v is None or v == []:
+        return ()
+    if not isinstance(v, list):
+        raise _Bad('a list of test files or folders, like ["tests/"]')
+    paths = tuple(_relpath(p) for p in v)
+    # a folder is a prefix of its files only with its slash: "tests" must not take in "tests_old/"
+    return tuple(p if p.endswith((".py", "/")) else p + "/" for p in paths)
+
+
+def _fixtures(v: Any) -> dict[str, str]:
+    if not isinstance(v, dict) or not all(isinstance(k, str) for k in v):
+        raise _Bad('a mapping of assertion id or "*" to a fixture path')
+    return {k: _relpath(p) for k, p in v.items()}
+
+
+def _contracts(v: Any) -> dict[str, dict[str, str]]:
+    shape = "a mapping of assertion id to {invariant: ..., domain: ...}"
+    if not isinstance(v, dict):
+        raise _Bad(shape)
+    out = {}
+    for name, body in v.items():
+        if not isinstance(body, dict) or set(body) != {"invariant", "domain"}:
+            raise _Bad(f"{shape}; {name!r} has {sorted(body) if isinstance(body, dict) else body!r}")
+        if not all(isinstance(body[k], str) and body[k].strip() for k in body):
+            raise _Bad(f"{shape}; {name!r} has an empty invariant or domain")
+        out[str(name)] = {"invariant": body["invariant"], "domain": body["domain"]}
+    return out
+
+
+def _conclusions(v: Any) -> dict[str, str]:
+    if not isinstance(v, dict):
+        raise _Bad("a mapping of label to conclusion")
+    for label, conclusion in v.items():
+        if label not in LABELS:
+            raise _Bad(f"labels among {', '.join(LABELS)}; {label!r} is not one")
+        if conclusion not in CONCLUSIONS:
+            raise _Bad(f"conclusions among {', '.join(CONCLUSIONS)}; {conclusion!r} is not one")
+    return dict(v)
+
+
+def _new_tests(v: Any) -> str:
+    if v not in ("judge_by_base", "mixed_edit"):
+        raise _Bad("judge_by_base or mixed_edit")
+    return v
+
+
+def _version(v: Any) -> int:
+    if v != 1 or isinstance(v, bool):
+        raise _Bad("1 (the only version there is)")
+    return 1
+
+
+# The whole schema: YAML key, Config field, check, doc.
+SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
+    ("version", None, _version, "schema version; always 1"),
+    ("paths.impl", "impl", _patterns, "implementation paths: prefixes or globs"),
+    ("paths.oracle", "oracle", _patterns, "oracle paths: properties, fixtures"),
+    ("paths.generated", "generated", _patterns, "regenerated stubs, counted as oracle"),
+    ("paths.ignore", "ignore", _patterns_or_empty,
+     "changes here alone are skipped (docs); any other path outside impl and oracle counts as impl"),
+    ("properties.dir", "properties_dir", _relpath, "where prop_* functions live"),
+    ("properties.command", "command", _command, "runner-protocol command for other languages"),
+    ("properties.names", "names", _names,
+     "the command's properties; empty: the command lists them (run with WITNESS_LIST=1)"),
+    ("properties.pytest", "pytest", _test_paths,
+     "test files and folders gated as they are: each pytest test a property (oracle paths)"),
+    ("properties.fixtures", "fixtures", _fixtures, 'assertion id or "*" -> fixture file'),
+    ("properties.seed", "seed", _text, "the pinned seed"),
+    ("properties.generator_version", "generator_version", _int(0), "recorded in the lock"),
+    ("properties.contracts", "contracts", _contracts, "assertion id -> {invariant, domain}"),
+    ("policy.runs", "runs", _int(1), "replays of a witness"),
+    ("policy.min_reruns", "min_reruns", _int(2), "fewest replays that can decide"),
+    ("policy.max_steps", "max_steps", _int(0), "shrink step budget (a step: one round of the moves that commits a smaller witness)"),
+    ("policy.max_evals", "max_evals", _int(1), "shrink evaluation budget"),
+    ("policy.max_runs", "max_runs", _int(1), "most replays `/witness replay N` may ask for"),
+    ("policy.broader_sample", "broader_sample", _int(0),
+     "unseen inputs drawn near each pinned payload that passed, from a seed the patch cannot know; one the head fails "
+     "and the base passes is a regression witness (0: off)"),
+    ("policy.timeout_seconds", "timeout_seconds", _number(), "per evaluation"),
+    ("policy.require_isolation", "require_isolation", _flag,
+     "hold a property whose oracle and implementation share one process (properties.command): isolation_shared"),
+    ("policy.new_tests", "new_tests", _new_tests,
+     "a change whose oracle side only adds files: judge_by_base (its code judged by the base's oracle, the new "
+     "files shown beside) or mixed_edit"),
+    ("freeze.expires_in_hours", "expires_in_hours", _optional(_number()), "proposed expiry"),
+    ("freeze.max_hours", "max_hours", _number(), "longest expiry a person may accept"),
+    ("conclusions", "conclusions", _conclusions, "per-label override of the conclusion"),
+    ("setup.requirements", "setup_requirements", _optional(_relpath), "pip requirements file installed per head"),
+    ("setup.command", "setup_command", _command, "or any set-up command; $WITNESS_ENV is its output"),
+    ("setup.timeout_seconds", "setup_timeout_seconds", _number(), "wall-clock limit of the set-up"),
+)
+_SECTIONS = {"paths", "properties", "policy", "freeze", "setup"}
+_KEYS = {key for key, *_ in SCHEMA}
+
+
+def parse_config(text: str | bytes, source: str = CONFIG_NAME) -> Config:
+    """Parse and check a `.witness.yml`; raise ConfigError listing every problem."""
+    try:
+        values, lines = load_with_lines(text, source)
+    except YamlProblem as exc:
+        raise ConfigError(exc.problems, exc.line) from None
+    problems: list[str] = []
+    first_line: list[int] = []  # the line of each problem, in order, so the error carries it as a number
+
+    def where(key: str) -> str:
+        first_line.append(lines.get(key, 1))
+        return f"{source}:{lines.get(key, 1)}: {key}"
+
+    fields: dict[str, Any] = {"source": source}
+    for key, value in _flatten(values, lines, problems, where):
+        if key not in _KEYS:
+            problems.append(f"{where(key)}: unknown key; allowed here: {_allowed_near(key)}")
+            continue
+        name, check, _doc = next((f, c, d) for k, f, c, d in SCHEMA if k == key)
+        try:
+            converted = check(value)
+        except _Bad as bad:
+            problems.append(f"{where(key)}: expected {bad}, got {value!r}")
+            continue
+        if name:
+            fields[name] = converted
+    if problems:
+        raise ConfigError(problems, first_line[0] if first_line else 1, first_line)
+    config = Config(**fields)
+    problems.extend(_cross_checks(config, where))
+    if problems:
+        raise ConfigError(problems, first_line[0] if first_line else 1, first_line)
+    return config
+
+
+def _cross_checks(config: Config, where: Callable[[str], str]) -> list[str]:
+    problems = []
+    if config.runs < config.min_reruns:
+        problems.append(
+            f"{where('policy.runs')}: {config.runs} replays are fewer than "
+            f"policy.min_reruns ({config.min_reruns}); raise runs or lower min_reruns"
+        )
+    if config.names and config.command is None:
+        problems.append(
+            f"{where('properties.names')}: names runner-protocol properties, but properties.command is not set; "
+            "set the command that runs them (Python prop_* functions are found without a list)"
+        )
+    if config.pytest and config.command is not None:
+        problems.append(
+            f"{where('properties.pytest')}: pytest tests run in the gate's own judge, properties.command in one "
+            "process of its own; give one of them"
+        )
+    if config.setup_requirements and config.setup_command:
+        problems.append(
+            f"{where('setup.command')}: give setup.requirements or setup.command, not both "
+            "(a command can install the requirements itself)"
+        )
+    if config.expires_in_hours is not None and config.expires_in_hours > config.max_hours:
+        problems.append(
+            f"{where('freeze.expires_in_hours')}: {config.expires_in_hours} is longer than "
+            f"freeze.max_hours ({config.max_hours})"
+        )
+    return problems
+
+
+def _allowed_near(key: str) -> str:
+    section = key.split(".")[0]
+    if section in _SECTIONS:
+        return ", ".join(k for k in sorted(_KEYS) if k.startswith(section + "."))
+    return ", ".join(sorted({k.split(".")[0] for k in _KEYS}))
+
+
+def _flatten(values: dict, lines: dict, problems: list[str], where) -> list[tuple[str, Any]]:
+    out = []
+    for top, value in values.items():
+        if top in _SECTIONS:
+            if value is None:
+                continue
+            if not isinstance(value, dict):
+                problems.append(f"{where(top)}: expected a mapping of settings, got {value!r}")
+                continue
+            out.extend((f"{top}.{k}", v) for k, v in value.items())
+        else:
+            out.append((str(top), value))
+    return out

@@ -1,0 +1,1 @@
+"""Plain data every layer shares: identifiers, rows, the label table."""

@@ -1,0 +1,1 @@
+"""One pull request's attempt: gather, first run, shrink, replay, base replay, broader sample."""

@@ -1,0 +1,90 @@
+"""What an attempt is judged with besides its own runs, gathered once for both shells through a narrow source of
+facts (a file at a commit, a commit's files): the CLI's is git (`GitSource`), the App's is GitHub
+(worker/checkout.py::GitHubSource). The pinned fixture and the base commit are read from the base side only, so a patch cannot
+move its own pin or pick the code its witness is replayed on."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from witness_gate.sources import gitrepo
+
+from witness_gate.pipeline import pytests
+from witness_gate.pipeline.baseline import LazyBase
+from witness_gate.model.canonical import CanonicalError, sha256_hex
+from witness_gate.config.schema import CONFIG_NAME, Config
+from witness_gate.pipeline.discover import PropertyTarget
+from witness_gate.setup.environment import set_up
+from witness_gate.config.lock import Lock, LockError, parse_fixture
+from witness_gate.sandbox import Sandbox, make_readable
+from witness_gate.pipeline.session import Pinned
+
+
+class Source(Protocol):
+    """The facts the gather reads about a repository."""
+
+    def file_at(self, path: str, sha: str) -> bytes | None:
+        """A file's bytes at a commit, or None when it is not there."""
+
+    def check_out(self, sha: str) -> Path:
+        """The commit's files in a folder the sandbox can read (OSError, RuntimeError or ValueError when it cannot)."""
+
+
+class GitSource:
+    """A local repository's facts (`witness-gate run`): git show and git archive; `close` removes its checkouts."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.folders: list[Path] = []
+
+    def file_at(self, path: str, sha: str) -> bytes | None:
+        return gitrepo.show(self.repo, sha, path)
+
+    def check_out(self, sha: str) -> Path:
+        # a folder of its own, readable by the sandbox's uid all the way down (none inside another's 0700 folder)
+        folder = Path(tempfile.mkdtemp(prefix=f"witness-base-{sha[:12]}-"))
+        self.folders.append(folder)
+        gitrepo.export(self.repo, sha, folder)
+        make_readable(folder)
+        return folder
+
+    def close(self) -> None:
+        for folder in self.folders:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def pin_from_base(source: Source, base_sha: str, config: Config, seed: str | None = None
+                  ) -> Callable[[PropertyTarget], Pinned]:
+    """Each property's pinned fixture as the base has it (a pytest test has none: the empty payload and the seed),
+    or why there is none. `seed`: the run's own (`run --seed`), over the fixture's and the configuration's."""
+
+    def pinned(target: PropertyTarget) -> Pinned:
+        if target.node:
+            return Pinned(*pytests.pinned(seed or config.seed, config.generator_version))
+        path = config.fixture_for(target.assertion_id)
+        raw = source.file_at(path, base_sha)
+        if raw is None:
+            return Pinned(None, None, f"no fixture at {path} on the base commit {base_sha[:12]}; add it there, or "
+                                      f"map properties.fixtures.{target.assertion_id} in {CONFIG_NAME}")
+        try:
+            fixture = parse_fixture(raw, f"{path} (at base {base_sha[:12]})")
+        except (LockError, CanonicalError) as exc:
+            return Pinned(None, None, str(exc))
+        return Pinned(Lock(path, sha256_hex(raw), config.generator_version, seed or fixture.seed or config.seed),
+                      fixture)
+
+    return pinned
+
+
+def base_of(source: Source, base_sha: str, config: Config, *, oracle_changed: bool, sandbox: Sandbox, cache: Path,
+            say: Callable[[str], None]) -> LazyBase | None:
+    """The base commit a failing witness is replayed on, checked out and set up only once one fails; none when the
+    oracle changed (the change is judged an oracle defect whatever the base does)."""
+    if oracle_changed:
+        return None
+    return LazyBase(base_sha, lambda: source.check_out(base_sha), lambda path: set_up(
+        config, checkout=path, patch_digest=f"base:{base_sha}", sandbox=sandbox, cache=cache, say=say))
