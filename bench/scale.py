@@ -25,9 +25,11 @@ from redis import Redis  # noqa: E402
 from rq import Queue  # noqa: E402
 from rq.serializers import JSONSerializer  # noqa: E402
 
-from witness_gate.pipeline.attempt import Policy, run_attempt  # noqa: E402
+from witness_gate.model.evidence import Policy  # noqa: E402
+
+from witness_gate.pipeline.attempt import run_attempt
 from witness_gate.config.schema import Config  # noqa: E402
-from witness_gate.labels import split_paths  # noqa: E402
+from witness_gate.rules.path_split import split_paths  # noqa: E402
 from witness_gate.sandbox.runner import PropertyRunner  # noqa: E402
 from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory  # noqa: E402
 from witness_gate.shrink import shrink  # noqa: E402

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from witness_gate.pipeline.attempt import Policy, run_attempt
+from witness_gate.model.evidence import Policy
+
+from witness_gate.pipeline.attempt import run_attempt
 from witness_gate.sandbox.runner import PropertyRunner
 from witness_gate.sandbox import Sandbox, bwrap_works
 

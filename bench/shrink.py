@@ -36,7 +36,7 @@ from shrink_engine import KINDS, Counted, hypothesis_untested, run_hypothesis  #
 import shrink_classic  # noqa: E402
 
 from witness_gate.model.canonical import canonical_bytes  # noqa: E402
-from witness_gate.gate import shrink_until_local_stop  # noqa: E402
+from witness_gate.shrink import shrink_until_local_stop  # noqa: E402
 from witness_gate.shrink import shrink, single_deletions  # noqa: E402
 
 Predicate = Callable[[Any], "str | None"]

@@ -145,7 +145,21 @@ def test_article_001_checker_fails_closed():
 
 
 # -- article 000's shapes ---------------------------------------------------------------------
-from witness_gate.gate import Gate, Witness, bounds_check, decide, drop_optional, sha256_bytes, shrink_until_local_stop  # noqa: E402
+from witness_gate.gate import Gate, Witness, decide, sha256_bytes, shrink_until_local_stop  # noqa: E402
+
+
+def bounds_check(fixture: dict, output: dict) -> bool:
+    """The article's shape example of a predicate (only illustrates: it lives with the article's tests)."""
+    return fixture["lo"] <= output["value"] <= fixture["hi"]
+
+
+def drop_optional(fixture: dict):
+    """The article's shape example of a shrink step: None when nothing optional remains."""
+    if "optional_note" not in fixture:
+        return None
+    nxt = dict(fixture)
+    del nxt["optional_note"]
+    return nxt
 
 BASE = dict(patch_digest="p" * 64, property_id="bounds_check", fixture_digest="f" * 64, seed="17",
             shrunk=True, shrink_budget_hit=False)

@@ -7,9 +7,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from witness_gate.pipeline.attempt import Binding, Evidence, Policy
+from witness_gate.model.evidence import Binding, Evidence, Policy
 from witness_gate.pipeline.broader import Sample, Sides, run_sample, run_search
-from witness_gate.budget import Contract
+from witness_gate.model.contract import Contract
 from witness_gate.model.canonical import witness_hash
 from witness_gate.sandbox.runner import Evaluation
 from witness_gate.rules.verdict import Split, decide_property

@@ -7,7 +7,7 @@ import pytest
 from rich.console import Console
 
 from witness_gate.cli import report
-from witness_gate.pipeline.attempt import Binding
+from witness_gate.model.evidence import Binding
 from witness_gate.model.display import shown, shown_lines
 from witness_gate.pipeline.discover import PropertyTarget
 from witness_gate.pipeline.session import PropertyResult

@@ -6,7 +6,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from witness_gate.pipeline.attempt import Policy, run_attempt
+from witness_gate.model.evidence import Policy
+
+from witness_gate.pipeline.attempt import run_attempt
 from witness_gate.model.canonical import witness_hash
 from witness_gate.sandbox.runner import Evaluation
 

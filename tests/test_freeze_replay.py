@@ -5,8 +5,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from witness_gate.pipeline.attempt import Policy, replay_frozen
-from witness_gate.budget import Contract
+from witness_gate.model.evidence import Policy
+
+from witness_gate.pipeline.attempt import replay_frozen
+from witness_gate.model.contract import Contract
 from witness_gate.model.canonical import witness_hash
 from witness_gate.config.schema import Config
 from witness_gate.pipeline.discover import PropertyTarget

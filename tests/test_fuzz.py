@@ -14,7 +14,7 @@ from bot.signature import sign
 from witness_gate.model.canonical import CanonicalError, canonical_bytes, loads_strict
 from witness_gate.config.schema import ConfigError, parse_config
 from witness_gate.sandbox.judge.verdicts import verdict_of
-from witness_gate.model.evaluation import _protocol_verdict
+from witness_gate.sandbox.readout import _protocol_verdict
 from strategies import json_values
 
 REDIS_URL = os.environ.get("WITNESS_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")

@@ -663,8 +663,7 @@ def test_a_regression_in_a_root_level_module_is_caught(git_repo, tmp_path):
 
 def test_the_old_split_would_have_skipped_the_root_level_module(git_repo, tmp_path, monkeypatch):
     # control: article 001's split_paths, where a path outside impl and oracle counts as neither
-    from witness_gate import labels
-    from witness_gate.config.schema import Config
+    from witness_gate.rules import path_split as labels, plan
 
     def old_split(self, paths):
         paths = list(paths)
@@ -672,7 +671,7 @@ def test_the_old_split_would_have_skipped_the_root_level_module(git_repo, tmp_pa
         oracle = tuple(p for p in paths if labels.split_paths([p], (), self.oracle_patterns)[1])
         return labels.ChangeSplit(impl, oracle, tuple(p for p in paths if p not in impl + oracle))
 
-    monkeypatch.setattr(Config, "split", old_split)
+    monkeypatch.setattr(plan, "split_of", old_split)
     outcome = _gate_root_module_head(_root_module_head(git_repo), tmp_path / "out")
     assert outcome.results == [] and outcome.skipped.startswith("only paths.ignore paths changed (1: helpers.py)")
 

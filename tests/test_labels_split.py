@@ -3,7 +3,7 @@
 import pytest
 
 from witness_gate.config.schema import Config, parse_config
-from witness_gate.labels import ChangeSplit, split_change, split_change_paths, split_paths
+from witness_gate.rules.path_split import ChangeSplit, split_change, split_change_paths, split_paths
 
 IMPL, ORACLE = ("src/",), ("tests/properties/", "tests/fixtures/", ".witness.yml")
 DOCS = ("docs/", "**/*.md")

@@ -14,7 +14,7 @@ from conftest import GitRepo, run_cli
 from test_run import base_repo
 from witness_gate.model import outcomes
 from witness_gate.cli import report
-from witness_gate.pipeline.attempt import Binding, Evidence
+from witness_gate.model.evidence import Binding, Evidence
 from witness_gate.pipeline.discover import PropertyTarget
 from witness_gate.model.evaluation import Evaluation
 from witness_gate.pipeline.session import PropertyResult

@@ -5,8 +5,8 @@ from datetime import datetime, timezone
 import pytest
 
 from witness_gate.model import outcomes
-from witness_gate.pipeline.attempt import Binding
-from witness_gate.budget import Contract
+from witness_gate.model.evidence import Binding
+from witness_gate.model.contract import Contract
 from witness_gate.config.schema import ConfigError, parse_config
 from witness_gate.records.ledger import apply_freezes
 from witness_gate.rules.verdict import FreezeMatch, _matching_freeze, exit_code, overall_label
@@ -81,7 +81,7 @@ def test_an_expired_freeze_silences_nothing_when_rendered_either():
     ("", ["B"], True),  # a freeze from before signatures were kept matches as it did
 ])
 def test_the_flake_signature_is_the_fifth_field_of_the_one_rule(freeze_signature, attempt_reasons, matches):
-    from witness_gate.pipeline.attempt import sign
+    from witness_gate.rules.signatures import sign
     from witness_gate.sandbox.runner import Evaluation
 
     freeze = FreezeMatch("prop_x", "f" * 64, "w" * 64, "2026-12-02T00:00:00Z", "octocat", "", freeze_signature)

@@ -3,7 +3,7 @@
 import pytest
 
 from witness_gate.config.schema import parse_config
-from witness_gate.labels import path_matches, split_paths
+from witness_gate.rules.path_split import path_matches, split_paths
 
 
 @pytest.mark.parametrize("path, pattern, matches", [

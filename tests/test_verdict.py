@@ -4,8 +4,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from witness_gate.pipeline.attempt import UNSTEADY_RUNS, Binding, Evidence, Policy, run_attempt, sign
-from witness_gate.budget import Contract
+from witness_gate.model.evidence import Binding, Evidence, Policy
+
+from witness_gate.pipeline.attempt import UNSTEADY_RUNS, run_attempt
+
+from witness_gate.rules.signatures import sign
+from witness_gate.model.contract import Contract
 from witness_gate.sandbox.runner import Evaluation
 from witness_gate.shrink import ShrinkResult
 from witness_gate.rules.verdict import FreezeMatch, Split, decide_property, exit_code, overall_label

@@ -6,8 +6,8 @@ from typing import Any
 
 from witness_gate.records.store import Store
 from worker import checks
-from worker.context import Context, context
 from worker.clients import ButtonClient
+from worker.context import Context, context
 from worker.people import Permission, current_run, enqueue_gate, freeze_command
 
 RERUN = "rerun"  # GitHub's Re-run of the check run or of its suite (bot/events/check_run.py)

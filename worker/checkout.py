@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
-from witness_gate.sources import gitrepo
 from witness_gate.records.files import unsafe_cache
 from witness_gate.sandbox import make_readable
+from witness_gate.sources import gitrepo
 from worker.github_api import GitHubApi
 
 MAX_FETCH_BYTES = 2 * 1024**3  # the pack one fetch may write

@@ -9,8 +9,8 @@ from typing import Any
 
 from witness_gate.model import outcomes
 from witness_gate.model.display import shown, shown_lines
-from witness_gate.sandbox.judge.examples import recorded, reproduce_failure
 from witness_gate.rules.verdict import overall_label
+from witness_gate.sandbox.judge.examples import recorded, reproduce_failure
 
 CHECK_NAME = "witness-gate"
 MARKER = "<!-- witness-gate -->"

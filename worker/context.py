@@ -14,8 +14,8 @@ from rq.serializers import JSONSerializer
 
 from appcore.jobspec import MARK_HEAD_LUA, head_key
 from appcore.settings import Settings
-from witness_gate.sandbox import Identity, Sandbox, bwrap_works
 from witness_gate.records.store import Store
+from witness_gate.sandbox import Identity, Sandbox, bwrap_works
 from worker import checks
 from worker.github_api import GitHubApi, PyGithubApi
 

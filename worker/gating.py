@@ -12,24 +12,24 @@ from rq.job import Callback, Dependency
 
 from appcore import jobspec
 from appcore.jobspec import safe_id
-from witness_gate.rules import plan as plans
-from witness_gate.sandbox.names import new_top_modules
-from witness_gate.pipeline.attempt import Policy
-from witness_gate.model.canonical import patch_digest
 from witness_gate.config.schema import CONFIG_NAME, Config, parse_config
+from witness_gate.model.canonical import patch_digest
+from witness_gate.model.evidence import Policy
 from witness_gate.pipeline.discover import DiscoveryError, properties_of, property_named
-from witness_gate.setup.environment import SetupOutcome, SetupStep, set_up
 from witness_gate.pipeline.gather import base_of, pin_from_base
-from witness_gate.records.ledger import Ledger, apply_freezes
 from witness_gate.pipeline.session import GateRun
+from witness_gate.records.ledger import Ledger, apply_freezes
 from witness_gate.records.sinks import StoreSink
+from witness_gate.rules import plan as plans
 from witness_gate.rules.verdict import Split, overall_label
+from witness_gate.sandbox.names import new_top_modules
+from witness_gate.setup.environment import SetupOutcome, SetupStep, set_up
 from worker import checks
 from worker.checkout import GitHubSource, changed_paths_locally, checkout
 from worker.clients import CheckRunClient, FinishClient, GateClient, PropertyClient
 from worker.context import Context, complete, context, log
-from worker.rendering import render
 from worker.evidence import failed_before
+from worker.rendering import render
 
 PROPERTY_JOB_TIMEOUT = 3600
 GATING_TTL = 2 * 3600  # a safety net only: completing the run releases the head

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.events import check_run, issue_comment, merge_group, pull_request
 from appcore.jobspec import BadPayload, Routed
+from bot.events import check_run, issue_comment, merge_group, pull_request
 
 ACKNOWLEDGED = {"ping", "installation", "installation_repositories", "installation_target", "github_app_authorization"}
 HANDLERS = {

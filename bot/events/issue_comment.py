@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from appcore import jobspec
-from appcore.jobspec import Job, Routed, safe_id, target
-
 from appcore.commands import MAX_COMMANDS, parse
+from appcore.jobspec import Job, Routed, safe_id, target
 
 
 def route(payload: dict[str, Any], delivery: str, app_slug: str):

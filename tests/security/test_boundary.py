@@ -753,7 +753,8 @@ def test_a_package_the_environment_lacks_gives_no_verdict_but_a_lost_module_of_t
 def test_a_warm_series_failing_for_another_reason_never_confirms_the_block():
     # in the series judge a property met what a cold judge does not (signal.signal off the main thread): its warm
     # replays all failed, for another reason than the first run's, and were kept as the witness's replays
-    from witness_gate.pipeline.attempt import Policy, run_attempt
+    from witness_gate.model.evidence import Policy
+    from witness_gate.pipeline.attempt import run_attempt
     from witness_gate.model.evaluation import Evaluation
 
     def cold(payload):

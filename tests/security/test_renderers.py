@@ -15,7 +15,7 @@ from unittest.mock import patch
 from rich.console import Console
 
 from witness_gate.cli import report
-from witness_gate.pipeline.attempt import Binding, Evidence
+from witness_gate.model.evidence import Binding, Evidence
 from witness_gate.pipeline.discover import PropertyTarget
 from witness_gate.model.display import shown
 from witness_gate.model.evaluation import Evaluation

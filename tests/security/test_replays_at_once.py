@@ -4,7 +4,8 @@ with a control that shows it landing when the rule is taken out)."""
 import pytest
 
 from witness_gate.pipeline import attempt
-from witness_gate.pipeline.attempt import Policy, run_attempt
+from witness_gate.model.evidence import Policy
+from witness_gate.pipeline.attempt import run_attempt
 from witness_gate.sandbox.runner import PropertyRunner
 from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
 

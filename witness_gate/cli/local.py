@@ -6,31 +6,28 @@ import fnmatch
 import secrets
 import shutil
 import tempfile
-from datetime import datetime, timezone
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from witness_gate.sources import gitrepo, safefs
-
-from witness_gate.rules import plan as plans
-
-from witness_gate.pipeline import pytests
-
-from witness_gate.records import readback as records
-from witness_gate.pipeline.attempt import Policy
-from witness_gate.model.canonical import CanonicalError, patch_digest
-from witness_gate.config.schema import CONFIG_NAME, Config, ConfigError, parse_config
-from witness_gate.pipeline.discover import PropertyTarget, properties_of
-from witness_gate.setup.environment import SetupOutcome, default_cache, set_up
-from witness_gate.pipeline.gather import GitSource, base_of, pin_from_base
 from witness_gate.config.lock import Lock, LockError, load_pinned
+from witness_gate.config.schema import CONFIG_NAME, Config, ConfigError, parse_config
+from witness_gate.model.canonical import CanonicalError, patch_digest
+from witness_gate.model.evidence import Policy
+from witness_gate.pipeline import pytests
+from witness_gate.pipeline.discover import PropertyTarget, properties_of
+from witness_gate.pipeline.gather import GitSource, base_of, pin_from_base
+from witness_gate.pipeline.session import GateRun, Pinned, PropertyResult, Reporter
+from witness_gate.records import readback as records
+from witness_gate.records.sinks import keep_change
+from witness_gate.rules import plan as plans
+from witness_gate.rules.verdict import FreezeMatch, Split
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 from witness_gate.sandbox.names import new_top_modules
-from witness_gate.pipeline.session import GateRun, Pinned, PropertyResult, Reporter
-from witness_gate.records.sinks import keep_change
-from witness_gate.rules.verdict import FreezeMatch, Split
+from witness_gate.setup.environment import SetupOutcome, default_cache, set_up
+from witness_gate.sources import gitrepo, safefs
 
 
 class InputError(ValueError):

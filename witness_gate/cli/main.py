@@ -7,25 +7,22 @@ import json
 import sys
 from pathlib import Path
 
-from witness_gate.sources import gitrepo
-
-from witness_gate.cli import init, local, replaying
-
-from witness_gate.records import recordkey
-
 from witness_gate import sandbox as sandboxes
-from witness_gate.pipeline.attempt import Policy
-from witness_gate.model.canonical import CanonicalError
-from witness_gate.config.schema import CONFIG_NAME, ConfigError
-from witness_gate.setup.egress import DEFAULT_INDEX_HOSTS, HOSTS_ENV
-from witness_gate.records.files import CACHE_ENV
-from witness_gate.config.lock import LockError, pin, read_lock, write_lock
-from witness_gate.model.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_USAGE
-from witness_gate.records.readback import ATTEMPT_SUFFIX, RecordError, read_freezes
+from witness_gate.cli import init, local, replaying
 from witness_gate.cli.report import print_report, reporter_for, review_lines, run_json
 from witness_gate.cli.reviewing import cmd_classify, cmd_freeze, cmd_freezes
+from witness_gate.config.lock import LockError, pin, read_lock, write_lock
+from witness_gate.config.schema import CONFIG_NAME, ConfigError
+from witness_gate.model.canonical import CanonicalError
+from witness_gate.model.evidence import Policy
+from witness_gate.model.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_USAGE
+from witness_gate.records import recordkey
+from witness_gate.records.files import CACHE_ENV
+from witness_gate.records.readback import ATTEMPT_SUFFIX, RecordError, read_freezes
 from witness_gate.records.sinks import CHANGE_RECORD, UnsafeOutput, ignored_by_git, own_folder
 from witness_gate.rules.verdict import exit_code, overall_label
+from witness_gate.setup.egress import DEFAULT_INDEX_HOSTS, HOSTS_ENV
+from witness_gate.sources import gitrepo
 
 INPUT_ERRORS = (local.InputError, ConfigError, LockError, RecordError, recordkey.RecordKeyError, CanonicalError,
                 sandboxes.SandboxUnavailable, gitrepo.GitError, replaying.ReplayError, UnsafeOutput)

@@ -14,10 +14,10 @@ from rich.table import Table
 from rich.text import Text
 
 from witness_gate.model import outcomes
-from witness_gate.pipeline.discover import PropertyTarget
-from witness_gate.sandbox.judge.examples import recorded, reproduce_failure
 from witness_gate.model.display import shown, shown_lines
+from witness_gate.pipeline.discover import PropertyTarget
 from witness_gate.pipeline.session import PropertyResult
+from witness_gate.sandbox.judge.examples import recorded, reproduce_failure
 
 PHASES = {
     "run": "first run",

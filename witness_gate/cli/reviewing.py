@@ -13,13 +13,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from witness_gate.cli import local
-
-from witness_gate.records import recordkey
-from witness_gate.model.outcomes import EXIT_OK
-from witness_gate.records.files import write_json_atomic
-from witness_gate.labels import classify, split_change
 from witness_gate.config.lock import load_pinned, read_lock
+from witness_gate.model.outcomes import EXIT_OK
+from witness_gate.records import recordkey
+from witness_gate.records.files import write_json_atomic
 from witness_gate.records.readback import ATTEMPT_SUFFIX, load_attempt, load_attempts, read_witness
+from witness_gate.rules.failure_kind import classify
+from witness_gate.rules.path_split import split_change
 from witness_gate.rules.verdict import Split, decide_property, exit_code, proposed_expiry
 
 

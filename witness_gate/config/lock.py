@@ -6,9 +6,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from witness_gate.sources import safefs
 from witness_gate.model.canonical import CanonicalError, load_json_file, loads_strict, sha256_hex
 from witness_gate.records.files import write_json_atomic
+from witness_gate.sources import safefs
 
 HEADER_KEYS = {"patch_digest", "property_id", "seed", "fixture"}
 MAX_FIXTURE_BYTES = 64 * 1024 * 1024  # a fixture larger than this is refused, not read

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from witness_gate.model import outcomes
-
-from witness_gate.labels import ChangeSplit, split_change_paths
 from witness_gate.config.yamlines import YamlProblem, load_with_lines
+from witness_gate.model import outcomes
 
 CONFIG_NAME = ".witness.yml"
 LABELS = outcomes.NAMES  # every label a `conclusions:` override may name (no_config included)
@@ -65,10 +63,6 @@ class Config:
     def oracle_patterns(self) -> tuple[str, ...]:
         """Generated stubs, the pytest tests gated and the config itself count as oracle paths."""
         return self.oracle + self.generated + self.pytest + (CONFIG_NAME,)
-
-    def split(self, paths: Iterable[str]) -> ChangeSplit:
-        """The changed paths by kind, with the gate's fail-closed rule (labels.split_change_paths)."""
-        return split_change_paths(paths, self.impl, self.oracle_patterns, self.ignore)
 
     def fixture_for(self, assertion_id: str) -> str:
         """The fixture path for an assertion: its own entry, then "*", then the convention."""

@@ -12,10 +12,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from witness_gate.pipeline.attempt import Evaluate, Evidence, Policy, Progress, distorted_example, kept_whole, replay_series
-from witness_gate.pipeline.baseline import BaseEvidence, shrink_separating
 from witness_gate.model.canonical import witness_hash
 from witness_gate.model.evaluation import ROW_REFUSED
+from witness_gate.model.evidence import Evidence, Policy
+from witness_gate.pipeline.attempt import Evaluate, Progress, distorted_example, kept_whole, replay_series
+from witness_gate.pipeline.baseline import BaseEvidence, shrink_separating
 
 SILENT = "silent"  # _not_passing's word for a row that came to no verdict on any input
 

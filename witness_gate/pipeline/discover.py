@@ -7,16 +7,13 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from witness_gate.sandbox import listing
-
-from witness_gate.pipeline import pytests
-
-from witness_gate.sources import safefs
-from witness_gate.budget import Contract
-from witness_gate.model.canonical import canonical_bytes, property_id
 from witness_gate.config.schema import CONFIG_NAME, Config
-from witness_gate.sandbox import Sandbox
+from witness_gate.model.canonical import canonical_bytes, property_id
+from witness_gate.model.contract import Contract
+from witness_gate.pipeline import pytests
+from witness_gate.sandbox import Sandbox, listing
 from witness_gate.sandbox.judge.tests import PREFIX as PYTEST_PREFIX
+from witness_gate.sources import safefs
 
 MAX_MODULE_BYTES = 8 * 1024 * 1024  # a property module larger than this is refused, not read
 

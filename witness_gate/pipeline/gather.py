@@ -11,17 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from witness_gate.sources import gitrepo
-
+from witness_gate.config.lock import Lock, LockError, parse_fixture
+from witness_gate.config.schema import CONFIG_NAME, Config
+from witness_gate.model.canonical import CanonicalError, sha256_hex
 from witness_gate.pipeline import pytests
 from witness_gate.pipeline.baseline import LazyBase
-from witness_gate.model.canonical import CanonicalError, sha256_hex
-from witness_gate.config.schema import CONFIG_NAME, Config
 from witness_gate.pipeline.discover import PropertyTarget
-from witness_gate.setup.environment import set_up
-from witness_gate.config.lock import Lock, LockError, parse_fixture
-from witness_gate.sandbox import Sandbox, make_readable
 from witness_gate.pipeline.session import Pinned
+from witness_gate.sandbox import Sandbox, make_readable
+from witness_gate.setup.environment import set_up
+from witness_gate.sources import gitrepo
 
 
 class Source(Protocol):

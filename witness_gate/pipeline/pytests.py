@@ -9,9 +9,9 @@ import ast
 import hashlib
 from pathlib import Path, PurePosixPath
 
-from witness_gate.sources import safefs
-from witness_gate.budget import Contract
 from witness_gate.config.lock import Fixture, Lock, sha256_hex
+from witness_gate.model.contract import Contract
+from witness_gate.sources import safefs
 
 MAX_TEST_FILE_BYTES = 8 * 1024 * 1024
 NO_FIXTURE = "(none: a pytest test draws its own inputs)"  # a test's lock path: there is no fixture file

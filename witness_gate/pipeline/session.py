@@ -9,26 +9,26 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from witness_gate.records import recordkey
-
-from witness_gate.sources import safefs
-from witness_gate.pipeline.attempt import (Binding, Evidence, Policy, look_harder, pinned_shows_only, replay_frozen, run_attempt,
-                                  sign)
-from witness_gate.pipeline.broader import Sample, Sides as SampleSides, run_sample, run_search
-from witness_gate.config.schema import Config
-from witness_gate.pipeline.discover import PropertyTarget
-from witness_gate.setup.environment import SetupOutcome
 from witness_gate.config.lock import Fixture, Lock
+from witness_gate.config.schema import Config
+from witness_gate.model.canonical import CanonicalError
+from witness_gate.model.evidence import Binding, Evidence, Policy
+from witness_gate.pipeline.attempt import look_harder, pinned_shows_only, replay_frozen, run_attempt
+from witness_gate.pipeline.baseline import BaseCode, replay_on_base
+from witness_gate.pipeline.broader import Sample, Sides as SampleSides, run_sample, run_search
+from witness_gate.pipeline.discover import PropertyTarget
+from witness_gate.pipeline.sample import constants_of, draw, sample_seed
+from witness_gate.records import recordkey
 from witness_gate.records.recordkey import RecordKey
 from witness_gate.records.sinks import FileSink, RecordSink
-from witness_gate.sandbox.runner import Evaluation, PropertyRunner, Sides
-from witness_gate.labels import path_matches
-from witness_gate.sandbox import Sandbox
-from witness_gate.sandbox.views import Views, split_checkout
-from witness_gate.pipeline.baseline import BaseCode, replay_on_base
-from witness_gate.model.canonical import CanonicalError
-from witness_gate.pipeline.sample import constants_of, draw, sample_seed
+from witness_gate.rules.path_split import path_matches
+from witness_gate.rules.signatures import sign
 from witness_gate.rules.verdict import FreezeMatch, Split, Verdict, decide_property, freeze_proposal, frozen_witness
+from witness_gate.sandbox import Sandbox
+from witness_gate.sandbox.runner import Evaluation, PropertyRunner, Sides
+from witness_gate.sandbox.views import Views, split_checkout
+from witness_gate.setup.environment import SetupOutcome
+from witness_gate.sources import safefs
 
 
 class Reporter(Protocol):

@@ -9,8 +9,8 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from witness_gate.records.store import FreezeEventRow, FreezeRow, Store, utcnow
 from witness_gate.model import outcomes
+from witness_gate.records.store import FreezeEventRow, FreezeRow, Store, utcnow
 from witness_gate.rules.verdict import FreezeMatch, freeze_matches
 
 ISO = "%Y-%m-%dT%H:%M:%SZ"

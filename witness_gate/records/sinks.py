@@ -8,17 +8,15 @@ file sink also retains the article's witness file and seals both with the record
 from __future__ import annotations
 
 import os
-
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from witness_gate import labels
-
 from witness_gate.records import recordkey
 from witness_gate.records.files import write_json_atomic
-from witness_gate.records.recordkey import RecordKey
 from witness_gate.records.readback import ATTEMPT_SUFFIX
+from witness_gate.records.recordkey import RecordKey
+from witness_gate.records.retained import retain
 
 
 @dataclass(frozen=True)
@@ -46,7 +44,7 @@ class FileSink:
         key = self.key or recordkey.established()
         witness_path = None
         if witness is not None:
-            retained = labels.retain(witness["assertion_id"], witness["payload"], witness["fixture_digest"],
+            retained = retain(witness["assertion_id"], witness["payload"], witness["fixture_digest"],
                                      self.out_dir, **{k: v for k, v in witness.items()
                                                       if k not in ("assertion_id", "payload", "fixture_digest")})
             witness_path = self.out_dir / f"{witness['assertion_id']}.{retained['witness_hash'][:12]}.json"

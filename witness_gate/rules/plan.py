@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from witness_gate.config.schema import CONFIG_NAME, Config, ConfigError, parse_config
-from witness_gate.labels import ChangeSplit
+from witness_gate.rules.path_split import ChangeSplit, split_change_paths
 
 # the head's new .witness.yml is parsed by the worker and its problems kept with the run: a few KiB is a real one
 HEAD_CONFIG_BYTES = 256 * 1024
@@ -48,6 +48,11 @@ class Plan:
     new_tests: tuple[str, ...] = ()
 
 
+def split_of(config: Config, paths: Iterable[str]) -> ChangeSplit:
+    """The changed paths by kind, with the gate's fail-closed rule (rules/path_split.py::split_change_paths)."""
+    return split_change_paths(paths, config.impl, config.oracle_patterns, config.ignore)
+
+
 def config_of(raw: bytes | None, source: str, *, required: bool) -> Config | Refusal:
     """The base's `.witness.yml`: parsed, the embedded defaults when absent and not required, or a refusal."""
     if raw is None:
@@ -67,7 +72,7 @@ def plan(config: Config, changed: Iterable[str], existed: Callable[[str], bool] 
     tells whether a path was there where the change forked: a change whose oracle side only adds files (no test
     configuration among them) cannot weaken a check, and with `policy.new_tests: judge_by_base` it is gated as an
     implementation-only change, the added files beside it."""
-    split = config.split(changed)
+    split = split_of(config, changed)
     if split.impl_changed and split.oracle_changed and only_adds_tests(config, split.oracle, existed):
         return Plan(config, ChangeSplit(split.impl, (), split.ignored), new_tests=split.oracle)
     if split.impl_changed and split.oracle_changed:
@@ -149,6 +154,6 @@ def review_head_config(base: Config, raw_head: bytes | None, changed: Iterable[s
 
 
 def _kind(config: Config, path: str) -> str:
-    split = config.split([path])
+    split = split_of(config, [path])
     return "+".join(kind for kind, paths in (("impl", split.impl), ("oracle", split.oracle),
                                              ("ignored", split.ignored)) if paths) or "none"

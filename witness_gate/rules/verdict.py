@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from witness_gate import budget, gate, labels
-
 from witness_gate.model import outcomes
-from witness_gate.pipeline.attempt import Binding, Evidence, Policy, observations, sign, wavered
+from witness_gate.model.evidence import Binding, Evidence, Policy, wavered
+from witness_gate.rules import failure_kind, replay_budget, shrunk_witness
+from witness_gate.rules.replay_budget import Decision
+from witness_gate.rules.shrunk_witness import Gate
+from witness_gate.rules.signatures import observations, sign
 
 # the one table of labels (witness_gate.model.outcomes), as the names older callers use
 ORDER = outcomes.ORDER
@@ -153,15 +155,15 @@ def _blame(verdict: Verdict, evidence: Evidence) -> Verdict:
 def _combine(verdict: Verdict, t: "_Tables", evidence: Evidence, failures: int, every_replay_failed: bool,
              match: FreezeMatch | None, failed_before: str) -> Verdict:
     """SPEC §6's rows once nothing holds: the three tables agree on a label, or they disagree (a hold)."""
-    if t.gate is gate.Gate.REJECT and (t.budget is budget.Decision.REJECT_PATCH or every_replay_failed):
+    if t.gate is Gate.REJECT and (t.budget is Decision.REJECT_PATCH or every_replay_failed):
         verdict.label = "regression"
-    elif (t.gate is gate.Gate.FREEZE_CANDIDATE and t.kind == "flake" and t.allowed
-          and t.budget is budget.Decision.FREEZE_ELIGIBLE):
+    elif (t.gate is Gate.FREEZE_CANDIDATE and t.kind == "flake" and t.allowed
+          and t.budget is Decision.FREEZE_ELIGIBLE):
         verdict.label = "frozen" if match else "flake"
         verdict.frozen_by = match
     elif evidence.failed_once and failures == 0:
         verdict.label = "not_reproduced"
-    elif not evidence.failed_once and t.gate is gate.Gate.PASS and t.budget is budget.Decision.ACCEPT:
+    elif not evidence.failed_once and t.gate is Gate.PASS and t.budget is Decision.ACCEPT:
         verdict.label = "not_reproduced" if failed_before else "pass"
     else:
         verdict.hold_reasons = [f"tables_disagree:{t.gate.value}/{t.kind}/{t.budget.value}"]
@@ -170,10 +172,10 @@ def _combine(verdict: Verdict, t: "_Tables", evidence: Evidence, failures: int, 
 
 @dataclass(frozen=True)
 class _Tables:
-    gate: gate.Gate
+    gate: Gate
     kind: str | None  # article 001's label, once a witness exists
     allowed: bool  # article 001's freeze_allowed
-    budget: budget.Decision
+    budget: Decision
 
 
 def _tables(binding: Binding, evidence: Evidence, split: Split, policy: Policy, fixture: str, expiry: str,
@@ -185,23 +187,24 @@ def _tables(binding: Binding, evidence: Evidence, split: Split, policy: Policy, 
     # article 000, on the witness that actually ran (its hash stands in for the fixture digest)
     shrunk = evidence.shrink.stopped if evidence.shrink else True  # a pass had nothing to shrink
     budget_hit = evidence.shrink.budget_hit if evidence.shrink else False
-    g = gate.decide(
-        gate.Witness(binding.patch_digest, binding.property_id, fixture, binding.seed, shrunk=shrunk,
-                     outcomes=tuple(row.outcome for row in rows), freeze_expires=expiry,
-                     shrink_budget_hit=budget_hit),
+    g = shrunk_witness.decide(
+        shrunk_witness.Witness(binding.patch_digest, binding.property_id, fixture, binding.seed, shrunk=shrunk,
+                               outcomes=tuple(row.outcome for row in rows), freeze_expires=expiry,
+                               shrink_budget_hit=budget_hit),
         min_reruns=policy.min_reruns,
     )
     # article 001, only once a witness exists
-    kind = labels.classify(failures, len(rows), split.impl_changed, split.oracle_changed) if evidence.failed_once else None
-    allowed = labels.freeze_allowed(kind or "", evidence.failed_once, digest_matches)
+    kind = (failure_kind.classify(failures, len(rows), split.impl_changed, split.oracle_changed)
+            if evidence.failed_once else None)
+    allowed = failure_kind.freeze_allowed(kind or "", evidence.failed_once, digest_matches)
     # article 004: the budget is spent once every planned replay completed
     remaining = max(0, policy.runs - len(rows))
-    d = budget.decide(contract_digest, fixture, remaining, observations(rows, fixture, contract_digest))
+    d = replay_budget.decide(contract_digest, fixture, remaining, observations(rows, fixture, contract_digest))
     return _Tables(g, kind, allowed, d)
 
 
 def _evidence_holds(evidence: Evidence, policy: Policy, failures: int, runs: int, digest_matches: bool,
-                    d: budget.Decision, every_replay_failed: bool) -> list[str]:
+                    d: Decision, every_replay_failed: bool) -> list[str]:
     """Why the evidence cannot decide yet (SPEC §6's hold row), in a fixed order."""
     holds = list(evidence.transport)
     if evidence.shrink and evidence.shrink.budget_hit:
@@ -212,9 +215,9 @@ def _evidence_holds(evidence: Evidence, policy: Policy, failures: int, runs: int
         holds.append("too_few_replays")
     if not digest_matches:
         holds.append("fixture_digest_moved")
-    if d is budget.Decision.HOLD_OPEN and failures and not every_replay_failed:
+    if d is Decision.HOLD_OPEN and failures and not every_replay_failed:
         holds.append("two_flake_signatures")  # article 004 holds any two signatures; §6 only a real flake
-    if d is budget.Decision.REJECT_EVIDENCE:
+    if d is Decision.REJECT_EVIDENCE:
         holds.append("evidence_rejected")
     wide = evidence.unshrunk_replays
     if evidence.failed_once and failures == 0 and any(r.outcome == "fail" for r in wide):

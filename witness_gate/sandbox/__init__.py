@@ -21,8 +21,19 @@ from pathlib import Path
 from witness_gate.sandbox import seccomp
 from witness_gate.sandbox.processes import Finished, become_subreaper, end_leftovers, spawn, start_and_collect
 from witness_gate.sandbox.staging import (
-    DEFAULT_SANDBOX_UID, HARNESS_FILES, SETTLED_NS, WORKER_UID_BASE, WORKER_UID_SPAN, Identity, SandboxUnavailable,
-    make_readable, settle, stage_directory, stage_root, subject_uid, worker_uid,
+    DEFAULT_SANDBOX_UID,
+    HARNESS_FILES,
+    SETTLED_NS,
+    WORKER_UID_BASE,
+    WORKER_UID_SPAN,
+    Identity,
+    SandboxUnavailable,
+    make_readable,
+    settle,
+    stage_directory,
+    stage_root,
+    subject_uid,
+    worker_uid,
 )
 
 __all__ = [  # the sandbox's public names, as before the staging moved out

@@ -13,8 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from witness_gate.config.schema import NAME_RULE, PROPERTY_NAME
-from witness_gate.sandbox.processes import Finished
 from witness_gate.sandbox import Limits, Sandbox
+from witness_gate.sandbox.processes import Finished
 
 LIST_TIMEOUT_SECONDS = 20  # a listing prints names; it has no reason to take longer
 LIST_OUTPUT_BYTES = 64 * 1024  # room for a thousand long names

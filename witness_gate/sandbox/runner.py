@@ -22,21 +22,28 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from witness_gate.model.canonical import canonical_bytes
 from witness_gate.config.schema import Config
-from witness_gate.model.evaluation import ROW_REFUSED, Evaluation, verdict_of_judge, verdict_of_process
-from witness_gate.labels import path_matches
-from witness_gate.sandbox.processes import Finished, collect_pair
-from witness_gate.sources.safefs import UnsafePath, read_inside
+from witness_gate.model.canonical import canonical_bytes
+from witness_gate.model.evaluation import ROW_REFUSED, Evaluation
+from witness_gate.rules.path_split import path_matches
 from witness_gate.sandbox import ENV_MOUNT, JUDGE_SITE_MOUNT, Limits, Mount, Sandbox, settle, stage_root
+from witness_gate.sandbox.forks import (
+    READY_SECONDS,
+    Ahead,
+    ForkServer,
+    ask_serving,
+    end_process,
+    read_until_closed,
+    start_serving,
+)
 from witness_gate.sandbox.judge.tests import PREFIX as PYTEST_PREFIX, is_test
 from witness_gate.sandbox.names import imported_names
-from witness_gate.sandbox.forks import (
-    READY_SECONDS, Ahead, ForkServer, ask_serving, end_process, read_until_closed, start_serving,
-)
-from witness_gate.sandbox.views import Views, split_checkout
+from witness_gate.sandbox.processes import Finished, collect_pair
+from witness_gate.sandbox.readout import verdict_of_judge, verdict_of_process
 from witness_gate.sandbox.staging import judge_site, mark_fixed
+from witness_gate.sandbox.views import Views, split_checkout
 from witness_gate.sandbox.warm_settings import parallel_from_environment, warm_from_environment
+from witness_gate.sources.safefs import UnsafePath, read_inside
 
 
 def hash_seed(seed: str) -> str:

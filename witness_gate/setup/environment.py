@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from witness_gate.model.canonical import canonical_bytes, sha256_hex
 from witness_gate.config.schema import Config
-from witness_gate.setup.egress import index_hosts
+from witness_gate.model.canonical import canonical_bytes, sha256_hex
 from witness_gate.records.files import CACHE_ENV, cache_root, unsafe_cache, write_json_atomic
 from witness_gate.sandbox import Sandbox
+from witness_gate.setup.egress import index_hosts
 from witness_gate.setup.sandboxed import LOG_TAIL, SETUP_LIMITS, SetupFailed, build
 
 __all__ = ["SETUP_LIMITS", "Environment", "SetupFailed", "SetupOutcome", "SetupStep", "prepare", "set_up"]

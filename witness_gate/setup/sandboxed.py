@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
+from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, stage_root
 from witness_gate.setup import keep
 from witness_gate.setup.egress import HOSTS_ENV, EgressProxy, Upstream, upstream_proxy
-from witness_gate.sandbox import ENV_MOUNT, Limits, Mount, Sandbox, stage_root
 
 SOCKET_MOUNT = "/run/witness/egress.sock"
 CA_BUNDLES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt")

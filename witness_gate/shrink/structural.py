@@ -7,12 +7,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from witness_gate.model.canonical import canonical_bytes, sha256_hex, shortlex_key
-from witness_gate.gate import shrink_until_local_stop
+from witness_gate.shrink.local_stop import shrink_until_local_stop
 from witness_gate.shrink.memory import Slot
 from witness_gate.shrink.moves.numbers import shift_pairs, shrink_equal_values, sum_fields, sum_lists
 from witness_gate.shrink.moves.structure import (
-    delete_after_values, delete_repeated_zeros, delete_structure, lift_descendants, lift_similar, merge_sibling_lists,
-    renumber_indices)
+    delete_after_values,
+    delete_repeated_zeros,
+    delete_structure,
+    lift_descendants,
+    lift_similar,
+    merge_sibling_lists,
+    renumber_indices,
+)
 from witness_gate.shrink.moves.values import simplify_values, sort_lists
 
 __all__ = ["ShrinkResult", "Shrinker", "shrink", "shrink_until_local_stop", "single_deletions"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import urlsplit
 
-from witness_gate.labels import path_matches
+from witness_gate.rules.path_split import path_matches
 
 # in-tree .gitattributes never shape an export: no export-ignore or export-subst, no eol, ident or filters
 NEUTRAL_ATTRIBUTES = "* -export-ignore -export-subst -text -eol -ident -filter -working-tree-encoding\n"
