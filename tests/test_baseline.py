@@ -11,7 +11,7 @@ from witness_gate.pipeline.baseline import BaseCode
 from witness_gate.config.schema import Config
 from witness_gate.config.lock import Fixture
 from witness_gate.cli.report import PlainReporter
-from witness_gate.sandbox.runner import Evaluation
+from witness_gate.model.evaluation import Evaluation
 from witness_gate.sandbox import Sandbox
 from witness_gate.pipeline.session import GateRun, Pinned
 from witness_gate.rules.verdict import Split

@@ -11,7 +11,7 @@ from witness_gate.model.evidence import Binding, Evidence, Policy
 from witness_gate.pipeline.broader import Sample, Sides, run_sample, run_search
 from witness_gate.model.contract import Contract
 from witness_gate.model.canonical import witness_hash
-from witness_gate.sandbox.runner import Evaluation
+from witness_gate.model.evaluation import Evaluation
 from witness_gate.rules.verdict import Split, decide_property
 
 BINDING = Binding("p" * 64, "tests/properties/p.py::prop_x@abcdefabcdef", "prop_x", Contract("prop_x", "x", "all"),

@@ -9,7 +9,7 @@ from test_freeze_replay import LOCK, POLICY, TARGET, _Nowhere
 from witness_gate.config.schema import Config
 from witness_gate.config.lock import Fixture
 from witness_gate.cli.report import PlainReporter
-from witness_gate.sandbox.runner import Evaluation
+from witness_gate.model.evaluation import Evaluation
 from witness_gate.sandbox import Sandbox
 from witness_gate.pipeline.session import GateRun, Pinned
 from witness_gate.rules.verdict import Split

@@ -10,7 +10,7 @@ from witness_gate.model.evidence import Policy
 
 from witness_gate.pipeline.attempt import run_attempt
 from witness_gate.model.canonical import witness_hash
-from witness_gate.sandbox.runner import Evaluation
+from witness_gate.model.evaluation import Evaluation
 
 WIDE = {"orders": [{"qty": q, "price": 3} for q in range(30)]}
 POLICY = Policy(runs=5, min_reruns=3, max_steps=64, max_evals=2000)

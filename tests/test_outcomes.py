@@ -82,7 +82,7 @@ def test_an_expired_freeze_silences_nothing_when_rendered_either():
 ])
 def test_the_flake_signature_is_the_fifth_field_of_the_one_rule(freeze_signature, attempt_reasons, matches):
     from witness_gate.rules.signatures import sign
-    from witness_gate.sandbox.runner import Evaluation
+    from witness_gate.model.evaluation import Evaluation
 
     freeze = FreezeMatch("prop_x", "f" * 64, "w" * 64, "2026-12-02T00:00:00Z", "octocat", "", freeze_signature)
     rows = [Evaluation("fail", reason) for reason in attempt_reasons] + [Evaluation("pass")]

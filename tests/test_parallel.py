@@ -6,7 +6,8 @@ import threading
 import pytest
 
 from witness_gate.pipeline.attempt import replay_series
-from witness_gate.sandbox.runner import Evaluation, PropertyRunner
+from witness_gate.model.evaluation import Evaluation
+from witness_gate.sandbox.runner import PropertyRunner
 from witness_gate.sandbox import Sandbox, bwrap_works, stage_directory
 from witness_gate.sandbox.warm_settings import SettingError, parallel_from_environment
 

@@ -11,7 +11,7 @@ from conftest import GitRepo, run_cli
 from test_run import base_repo, gate
 from witness_gate.model.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_PERSON
 from witness_gate.cli.replaying import Replayable, summarize
-from witness_gate.sandbox.runner import Evaluation
+from witness_gate.model.evaluation import Evaluation
 
 F, P, T = Evaluation("fail", "double-wrong"), Evaluation("pass"), Evaluation("transport", "timeout")
 ITEM = Replayable("prop_double", "tests/properties/test_calc.py::prop_double", {"xs": [13]}, "ab" * 32, "17", 5,

@@ -6,7 +6,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from witness_gate.sandbox.views import Views, split_checkout
-from witness_gate.sandbox.runner import Evaluation, PropertyRunner, Sides, hash_seed
+from witness_gate.model.evaluation import Evaluation
+from witness_gate.sandbox.runner import PropertyRunner
+from witness_gate.sandbox.sides import Sides, hash_seed
 from witness_gate.sandbox import Sandbox, bwrap_works, choose, make_readable, stage_directory
 
 PROPERTIES = '''

@@ -10,7 +10,7 @@ from witness_gate.pipeline.attempt import UNSTEADY_RUNS, run_attempt
 
 from witness_gate.rules.signatures import sign
 from witness_gate.model.contract import Contract
-from witness_gate.sandbox.runner import Evaluation
+from witness_gate.model.evaluation import Evaluation
 from witness_gate.shrink import ShrinkResult
 from witness_gate.rules.verdict import FreezeMatch, Split, decide_property, exit_code, overall_label
 

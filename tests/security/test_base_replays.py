@@ -6,7 +6,7 @@ from collections import Counter
 from test_baseline import BASE_SUMS, F, HEAD_OFF_BY_ONE, ORDER, gate
 from witness_gate.pipeline import baseline
 from witness_gate.model.canonical import witness_hash
-from witness_gate.sandbox.runner import Evaluation
+from witness_gate.model.evaluation import Evaluation
 
 
 def base_failing_its_pinned_payload_another_way(payload):

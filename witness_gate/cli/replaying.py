@@ -20,13 +20,14 @@ from typing import Any
 
 from witness_gate.config.schema import Config
 from witness_gate.model.canonical import CanonicalError, load_json_file, loads_strict, witness_hash
+from witness_gate.model.evaluation import Evaluation
 from witness_gate.model.evidence import Policy
 from witness_gate.model.outcomes import EXIT_BLOCK, EXIT_OK, EXIT_PERSON
 from witness_gate.pipeline import pytests
 from witness_gate.pipeline.session import oracle_paths
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 from witness_gate.sandbox.judge.tests import PREFIX as PYTEST_PREFIX
-from witness_gate.sandbox.runner import Evaluation, PropertyRunner
+from witness_gate.sandbox.runner import PropertyRunner
 from witness_gate.setup.environment import set_up
 from witness_gate.sources import gitrepo
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from witness_gate.model.canonical import witness_hash
+from witness_gate.model.evaluation import Evaluation
 from witness_gate.model.evidence import Evidence, Policy
 from witness_gate.pipeline.attempt import Evaluate, Progress, replay_series
-from witness_gate.sandbox.runner import Evaluation
 from witness_gate.shrink import ShrinkResult, shrink
 
 BASE_FAILS = "base-fails-too"  # a shrink candidate the base fails as well never separates them

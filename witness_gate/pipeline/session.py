@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -11,24 +10,22 @@ from typing import Any, Protocol
 
 from witness_gate.config.lock import Fixture, Lock
 from witness_gate.config.schema import Config
-from witness_gate.model.canonical import CanonicalError
+from witness_gate.model.evaluation import Evaluation
 from witness_gate.model.evidence import Binding, Evidence, Policy
-from witness_gate.pipeline.attempt import look_harder, pinned_shows_only, replay_frozen, run_attempt
+from witness_gate.pipeline.attempt import pinned_shows_only, replay_frozen, run_attempt
 from witness_gate.pipeline.baseline import BaseCode, replay_on_base
-from witness_gate.pipeline.broader import Sample, Sides as SampleSides, run_sample, run_search
 from witness_gate.pipeline.discover import PropertyTarget
-from witness_gate.pipeline.sample import constants_of, draw, sample_seed
-from witness_gate.records import recordkey
+from witness_gate.pipeline.record import attempt_record, contract_dict, transport_notes
+from witness_gate.pipeline.unseen import UnseenInputs
 from witness_gate.records.recordkey import RecordKey
 from witness_gate.records.sinks import FileSink, RecordSink
 from witness_gate.rules.path_split import path_matches
-from witness_gate.rules.signatures import sign
-from witness_gate.rules.verdict import FreezeMatch, Split, Verdict, decide_property, freeze_proposal, frozen_witness
+from witness_gate.rules.verdict import FreezeMatch, Split, Verdict, decide_property, frozen_witness
 from witness_gate.sandbox import Sandbox
-from witness_gate.sandbox.runner import Evaluation, PropertyRunner, Sides
+from witness_gate.sandbox.runner import PropertyRunner
+from witness_gate.sandbox.sides import Sides
 from witness_gate.sandbox.views import Views, split_checkout
 from witness_gate.setup.environment import SetupOutcome
-from witness_gate.sources import safefs
 
 
 class Reporter(Protocol):
@@ -64,7 +61,7 @@ class PropertyResult:
 
 
 @dataclass
-class GateRun:
+class GateRun(UnseenInputs):
     """What one gate run needs besides the properties themselves."""
 
     checkout: Path
@@ -163,7 +160,7 @@ class GateRun:
             finally:
                 getattr(runner, "close", lambda: None)()  # a warm start's sandboxes end with their series
             notes += [note for note in (getattr(runner, "note", ""),) if note]  # why a warm start went cold
-            notes += _transport_notes(evidence)
+            notes += transport_notes(evidence)
             if self.failed_before.get(target.assertion_id) and not evidence.failed_once:
                 notes.append(f"failed before on this same patch ({self.failed_before[target.assertion_id]}) but "
                              "not in this attempt: code that fails only on its first evaluation looks like this; "
@@ -225,87 +222,6 @@ class GateRun:
         warm = None if test else getattr(runner, "candidate", None)
         return run_attempt(payload, runner, self.policy, self.reporter.progress, warm, failed_before=failed_before)
 
-    def _broader(self, target: PropertyTarget, binding: Binding, payload: Any, head: Callable[[Any], Evaluation],
-                 evidence: Evidence, notes: list[str]) -> Evidence:
-        """The broader sample once the pinned payload passed (witness_gate/pipeline/broader.py), from a seed of the gate's secret
-        and the patch digest: inputs drawn here that reach only the judge, or for a Hypothesis test its search again
-        with that seed."""
-        if not self.policy.broader_sample:
-            return evidence
-        if self.base is None:
-            notes.append("broader sample: not run, there is no base to compare with (it runs in `run` and the App)")
-            return evidence
-        seed = sample_seed(self._sample_secret(), binding.patch_digest, binding.property_id)
-        if not target.node:
-            try:
-                inputs = draw(payload, self.policy.broader_sample, seed, self._constants(target))
-            except (RecursionError, CanonicalError):  # nested deeper than Python's stack: varied nowhere, said so
-                notes.append("broader sample: not run, the pinned payload is nested too deep to vary")
-                return evidence
-        opened: list[Any] = []
-
-        def base_sides() -> SampleSides | None:
-            code = self.base()
-            if isinstance(code, str):
-                notes.append(f"broader sample: stopped, the base could not be run ({code})")
-                return None
-            runner = self._base_runner(code, target, binding)
-            search = self._base_runner(code, target, binding, search_seed=seed) if target.node else None
-            opened.extend((runner, search))
-            return SampleSides(getattr(runner, "candidate", runner), runner, code.sha, search=search,
-                               batch=getattr(runner, "evaluate_sample", None))
-
-        try:
-            if target.node:  # a Hypothesis test: its own search, seeded anew
-                sample = Sample(seed, 1, search=True)
-                opened.append(self._head_runner(target, binding.seed, search_seed=seed))
-                evidence = run_search(evidence, payload, sample, SampleSides(head, head, search=opened[-1]),
-                                      base_sides, self.policy, self.reporter.progress)
-            else:
-                sample = Sample(seed, len(inputs))
-                evidence = run_sample(evidence, inputs, sample, SampleSides(
-                    getattr(head, "candidate", head), head, batch=getattr(head, "evaluate_sample", None)),
-                    base_sides, self.policy, self.reporter.progress)
-        finally:
-            for runner in opened:
-                getattr(runner, "close", lambda: None)()
-        evidence.sample = sample
-        notes.append(sample.said())
-        if evidence.base is not None:
-            notes += evidence.base.notes(evidence.target_reason)
-        return evidence
-
-    def _beside_freeze(self, target: PropertyTarget, binding: Binding, payload: Any,
-                       head: Callable[[Any], Evaluation], evidence: Evidence, notes: list[str]) -> Evidence:
-        """An accepted freeze silences its one flake on the pinned payload, never a failure the patch brings on other
-        inputs (a head that truncated every unseen amount kept the frozen coin and was `frozen`: found by a
-        reviewer): the broader sample runs too, and a witness of its whose every replay fails is the verdict's. Its
-        in-row failures are the frozen flake's own coin, which holds nothing."""
-        found = self._broader(target, binding, payload, head, Evidence(pinned_hash=evidence.pinned_hash), notes)
-        if found.failed_once and found.replays and all(row.outcome == "fail" for row in found.replays):
-            # a frozen coin fails a few replays in a row now and then: beside a freeze, the witness must fail every
-            # one of UNSTEADY_RUNS x runs (the shipped coin, frozen, was a regression about one attempt in twenty)
-            found.replays = look_harder(found.witness, found.replays, head, self.policy, self.reporter.progress)
-            if all(row.outcome == "fail" for row in found.replays):
-                return found
-        if found.sample is not None:
-            found.sample.holds.clear()
-        evidence.sample = found.sample
-        return evidence
-
-    def _sample_secret(self) -> bytes:
-        if self.sample_secret is None:
-            key = recordkey.established()
-            self.sample_secret = key.secret if key is not None and key.secret else secrets.token_bytes(32)
-        return self.sample_secret
-
-    def _constants(self, target: PropertyTarget) -> tuple:
-        """What the property's module spells out (the base's oracle: only parsed, never run)."""
-        try:
-            return constants_of(safefs.read_inside(self.checkout, target.relpath, max_bytes=1 << 20))
-        except (OSError, safefs.UnsafePath):
-            return ()
-
     def _on_base(self, target: PropertyTarget, binding: Binding, evidence: Evidence, payload: Any,
                  head: Callable[[Any], Evaluation]) -> list[str]:
         """The failing witness replayed on the base commit, which is checked out only now (it often never is)."""
@@ -362,7 +278,7 @@ class GateRun:
             witness = {
                 "assertion_id": result.target.assertion_id, "payload": evidence.witness,
                 "fixture_digest": result.binding.fixture_digest, "property_id": result.binding.property_id,
-                "contract": _contract_dict(result.binding), "seed": result.binding.seed,
+                "contract": contract_dict(result.binding), "seed": result.binding.seed,
                 "reason": evidence.target_reason,
                 "shrink": evidence.shrink.as_record() if evidence.shrink else None,
             }
@@ -385,93 +301,3 @@ def header_holds(header: dict[str, Any], binding: Binding) -> tuple[str, ...]:
     another one would be read as theirs, so each field it names and the attempt does not match holds."""
     return tuple(f"fixture_header:{name}" for name in ("property_id", "patch_digest")
                  if header.get(name) and header[name] != getattr(binding, name))
-
-
-def _contract_dict(binding: Binding) -> dict[str, str] | None:
-    c = binding.contract
-    return {"name": c.name, "invariant": c.invariant, "input_domain": c.input_domain} if c else None
-
-
-def _transport_notes(evidence: Evidence) -> list[str]:
-    notes = []
-    for row in evidence.first + evidence.replays + evidence.unshrunk_replays:
-        if row.outcome == "transport" and (row.observed or row.detail):
-            notes.append(f"transport:{row.reason}: {_why(row)[:300]}")
-            break
-    return notes
-
-
-def _why(row: Evaluation) -> str:
-    """A transport row in a line: what the judge said (its first line, and pytest's `E` line naming the error), else
-    the last line of what the process printed."""
-    if row.observed:
-        lines = row.observed.strip().splitlines()
-        errors = [line.strip() for line in lines if line.startswith("E ")]
-        return lines[0] + (f" ({errors[-1][1:].strip()})" if errors else "")
-    return row.detail.strip().splitlines()[-1]
-
-
-def _observed(evidence: Evidence) -> str | None:
-    """What the judge saw when the witness failed for the attempt's reason (pytest's message): the first such row's."""
-    for row in (*evidence.replays, *evidence.first):
-        if row.outcome == "fail" and row.reason == evidence.target_reason and row.observed:
-            return row.observed
-    return None
-
-
-def _rows(rows: list[Evaluation]) -> list[dict[str, Any]]:
-    return [{**row.as_row(), "signature": sig} for row, sig in zip(rows, sign(rows))]
-
-
-def attempt_record(result: PropertyResult, run: GateRun, lock: Lock | None,
-                   header: dict[str, Any] | None = None) -> dict[str, Any]:
-    """SPEC §2 step 10: identifiers, every outcome and signature, the tables, the label, the expiry."""
-    binding, evidence, verdict = result.binding, result.evidence, result.verdict
-    record: dict[str, Any] = {
-        "record_id": secrets.token_hex(16),
-        "created_at": run.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "assertion_id": binding.assertion_id,
-        "property_id": binding.property_id,
-        "patch_digest": binding.patch_digest,
-        "source": run.source,
-        "contract": _contract_dict(binding),
-        "contract_digest": binding.contract.digest() if binding.contract else "",
-        "fixture": lock.as_dict() if lock else None,
-        "fixture_digest": binding.fixture_digest,
-        "fixture_header": header or None,  # what an article-000 header said, beside what the attempt bound
-        "seed": binding.seed,
-        "policy": vars(run.policy),
-        "split": {"impl_changed": run.split.impl_changed, "oracle_changed": run.split.oracle_changed},
-        "label": verdict.label,
-        "hold_reasons": verdict.hold_reasons,
-        "tables": verdict.tables,
-        "failures": verdict.failures,
-        "runs": verdict.runs,
-        "freeze_expires": verdict.freeze_expires,
-        "notes": result.notes,
-        "line": result.target.line,
-        "relpath": result.target.relpath,
-    }
-    if evidence is not None:
-        record.update(
-            pinned_hash=evidence.pinned_hash,
-            witness_hash=evidence.witness_hash or None,
-            reason=evidence.target_reason,
-            observed=_observed(evidence),
-            first_runs=_rows(evidence.first),
-            shrink=evidence.shrink.as_record() if evidence.shrink else None,
-            flaky_shrink=evidence.flaky_shrink.as_record() if evidence.flaky_shrink else None,
-            witness=evidence.witness if evidence.failed_once else None,
-            replays=_rows(evidence.replays),
-            unshrunk_replays=_rows(evidence.unshrunk_replays),
-            **({"example_replays": _rows(evidence.example_replays)} if evidence.example_replays else {}),
-            base=evidence.base.as_record(_rows) if evidence.base is not None else None,
-            broader_sample=evidence.sample.as_record() if evidence.sample is not None else None,
-        )
-    if run.setup.record is not None:
-        record["setup"] = run.setup.record
-    if verdict.frozen_by:
-        record["frozen_by"] = vars(verdict.frozen_by)
-    if evidence is not None and verdict.proposes_freeze:
-        record["freeze"] = freeze_proposal(binding, evidence, verdict, run.config.expires_in_hours)
-    return record

@@ -8,10 +8,10 @@ from typing import Any
 
 from witness_gate.model.canonical import CanonicalError, load_json_file, witness_hash
 from witness_gate.model.contract import Contract
+from witness_gate.model.evaluation import Evaluation
 from witness_gate.model.evidence import Binding, Evidence, Policy
 from witness_gate.pipeline.baseline import BaseEvidence
 from witness_gate.records.recordkey import RecordKeyError, Verifier
-from witness_gate.sandbox.runner import Evaluation
 from witness_gate.shrink import ShrinkResult
 
 ATTEMPT_SUFFIX = ".attempt.json"

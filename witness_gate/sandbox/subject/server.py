@@ -6,151 +6,19 @@ implementation's answer and nothing more. The judge trusts none of it beyond the
 
 from __future__ import annotations
 
-import _pickle
 import builtins
-import copy
 import importlib
-import operator
 import os
 import sys
 
+from witness_gate.sandbox.subject.ops import OBJECT_OPS, as_text, unpickle
+from witness_gate.sandbox.subject.received import JudgeCallable, JudgeObject, iterator, path, standard_class
 from witness_gate.sandbox.wire.forms import MAX_TEXT, OPS, is_name, module_name
 from witness_gate.sandbox.wire.frames import Channel, WireFault, fingerprint
 from witness_gate.sandbox.wire.values import decode, encode
 
 _MUTABLE = frozenset({list, dict, set, bytearray})
 _MISSING = object()
-
-
-class JudgeCallable:
-    """A callable the judge passed: calling it asks the judge, which answers only while it waits on our call."""
-
-    __slots__ = ("server", "number")
-
-    def __init__(self, server: "Server", number: int) -> None:
-        self.server, self.number = server, number
-
-    def __call__(self, *args, **kwargs):
-        return self.server.call_back(self.number, args, kwargs)
-
-    def __repr__(self) -> str:
-        return f"<the judge's callable {self.number}>"
-
-
-class JudgeObject:
-    """An object of the oracle's, held by reference: what a container asks of a member goes to the judge."""
-
-    __slots__ = ("server", "number", "kind", "__weakref__")
-
-    def __init__(self, server: "Server", number: int, kind: str) -> None:
-        self.server, self.number, self.kind = server, number, kind
-
-    def _ask(self, question, *args):
-        return self.server.call_back(self.number, (question,) + args, {})
-
-    def __hash__(self):
-        return self._ask("hash")
-
-    def __bool__(self):
-        return self._ask("bool")
-
-    def __repr__(self):
-        return self._ask("repr")
-
-    def __str__(self):
-        return self._ask("str")
-
-
-def _asking(question: str):
-    def ask(self, other):
-        return self._ask(question, other)
-    return ask
-
-
-for _question in ("eq", "ne", "lt", "le", "gt", "ge"):
-    setattr(JudgeObject, f"__{_question}__", _asking(_question))
-
-
-def _standard_class(body, inner):
-    """A built-in class or one of the standard library's, named by the judge."""
-    module, qualname = body
-    if module == "builtins" and qualname == "NoneType":
-        return type(None)
-    found = importlib.import_module(module)
-    for part in str(qualname).split("."):
-        found = getattr(found, part)
-    if not isinstance(found, type):
-        raise TypeError("not a class")
-    return found
-
-
-def _iterator(body, inner):
-    """An iterator the oracle handed over, as the items it yielded (read in the judge)."""
-    if type(body) is not list:
-        raise TypeError("an iterator's items")
-    return iter([inner(item) for item in body])
-
-
-_COMPARE = {name: getattr(operator, name) for name in ("eq", "ne", "lt", "le", "gt", "ge")}
-
-
-_ARITH = {name: getattr(operator, name if name not in ("and", "or") else name + "_")
-          for name in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and",
-                       "xor", "or")}
-_UNARY = {"neg": operator.neg, "pos": operator.pos, "invert": operator.invert, "abs": abs, "int": int,
-          "float": float, "index": operator.index}
-
-
-def _subclass(name: str, spec: dict):
-    """A class of the oracle's over the implementation's classes, made here: its methods call the judge back."""
-    import types
-
-    members = {str(key): _member(how, value) for key, how, value in spec["members"]}
-    members["__module__"] = spec.get("module") or "oracle"
-    return types.new_class(name, tuple(spec["bases"]), spec.get("keywords") or {},
-                           lambda namespace: namespace.update(members))
-
-
-def _member(how: str, value):
-    if how == "static":
-        return staticmethod(value)
-    if how == "class":
-        return classmethod(_function(value))
-    if how == "property":
-        return property(*[_function(part) if part is not None else None for part in value])
-    return _function(value) if isinstance(value, JudgeCallable) else value
-
-
-def _function(judge_callable):
-    """A function, so that it binds as a method does (a JudgeCallable is no descriptor)."""
-    def method(*args, **kwargs):
-        return judge_callable(*args, **kwargs)
-    return method
-
-
-def _contents(target):
-    """What an object holds, as collections.abc names it: [kind, items], or None."""
-    from collections import abc
-
-    if isinstance(target, abc.Mapping):
-        return ["map", [[key, target[key]] for key in target]]
-    if isinstance(target, abc.Set):
-        return ["set", list(target)]
-    if isinstance(target, abc.Sequence):
-        return ["seq", list(target)]
-    return None
-
-
-PATHS = ("PosixPath", "PurePosixPath", "PureWindowsPath")
-
-
-def _path(body, inner):
-    """A path the oracle handed over: its kind and its text."""
-    if type(body) is not list or len(body) != 2 or body[0] not in PATHS or type(body[1]) is not str:
-        raise TypeError("a path")
-    import pathlib
-
-    return getattr(pathlib, body[0])(body[1])
 
 
 class Server:
@@ -163,8 +31,8 @@ class Server:
         self.judge_objects: dict[int, JudgeObject] = {}
         self.memos: dict[str, dict] = {}  # a deepcopy's memo in the judge -> its memo here
         self._tags = {"H": self._object, "K": lambda body, inner: JudgeCallable(self, int(body)), "R": self._judge_object,
-                      "O": _standard_class,
-                      "E": self._enum_member, "U": self._named, "J": _iterator, "P": _path}
+                      "O": standard_class,
+                      "E": self._enum_member, "U": self._named, "J": iterator, "P": path}
 
     # -- values -----------------------------------------------------------------------------------------------
     def handle(self, obj) -> int:
@@ -310,72 +178,14 @@ class Server:
             module = importlib.import_module(name)
             return module, {"file": self._inside(getattr(module, "__file__", None) or "") or "",
                             "package": hasattr(module, "__path__")}
-        if op == "unpickle":  # with the pickle module bound before the implementation loaded (as a test's import is)
-            return _pickle.loads(self.decode(message.get("v"))), None
+        if op == "unpickle":
+            return unpickle(self, message), None
         target = self.objects.get(message.get("h"), _MISSING)
         if target is _MISSING:
             raise WireFault("malformed", "a request about an object this subject never gave")
         if op == "call":  # the commonest, first
             return self.call(target, message)
-        if op == "getattr":
-            return getattr(target, str(message.get("name"))), None
-        if op == "setattr":
-            setattr(target, str(message.get("name")), self.decode(message.get("v"))); return None, None
-        if op == "delattr":
-            delattr(target, str(message.get("name"))); return None, None
-        if op == "iter":
-            return iter(target), None
-        if op == "next":
-            return next(target), None
-        if op == "len":
-            return len(target), None
-        if op == "getitem":
-            return target[self.decode(message.get("key"))], None
-        if op == "setitem":
-            target[self.decode(message.get("key"))] = self.decode(message.get("v")); return None, None
-        if op == "delitem":
-            del target[self.decode(message.get("key"))]; return None, None
-        if op == "compare":
-            return bool(_COMPARE[str(message.get("name"))](target, self.decode(message.get("v")))), None
-        if op == "arith":  # `v + w`, `2 * v`: as the implementation's own operators give it
-            name, other = str(message.get("name")), self.decode(message.get("v"))
-            if name.startswith("i:"):  # `v += w`: in place when the object has it
-                return getattr(operator, "i" + name[2:])(target, other), None
-            return (_ARITH[name[2:]](other, target) if name.startswith("r:") else _ARITH[name](target, other)), None
-        if op == "subclass":
-            return _subclass(str(message.get("name")), self.decode(message.get("v"))), None
-        if op == "isinstance":
-            return isinstance(self.decode(message.get("v")), target), None
-        if op == "issubclass":
-            return issubclass(self.decode(message.get("v")), target), None
-        if op == "instance_of":  # `isinstance(b, Mapping)` in the judge: against a standard class named there
-            return isinstance(target, self.decode(message.get("v"))), None
-        if op == "subclass_of":
-            return issubclass(target, self.decode(message.get("v"))), None
-        if op == "pickle":  # the judge pickles and copies the implementation's objects here, by these modules
-            return _pickle.dumps(target, self.decode(message.get("v"))), None
-        if op == "copy":
-            return copy.copy(target), None
-        if op == "deepcopy":  # one memo for all the objects of one deepcopy in the judge: what they share stays shared
-            memo = self.memos.get(str(message.get("name")))
-            if memo is None:
-                memo = self.memos[str(message.get("name"))] = {}
-                if self.decode(message.get("v")) is True:  # the judge's memo held its structure: so does this one,
-                    memo[id(memo)] = []  # by the entry copy's own memo keeps (its keep-alive list)
-            return copy.deepcopy(target, memo), None
-        if op == "unary":
-            return _UNARY[str(message.get("name"))](target), None
-        if op == "contents":
-            return _contents(target), None
-        if op == "bool":
-            return bool(target), None
-        if op == "hash":
-            return hash(target), None
-        if op == "contains":
-            return self.decode(message.get("v")) in target, None
-        if op == "repr":
-            return repr(target)[:MAX_TEXT], None
-        return str(target)[:MAX_TEXT], None
+        return OBJECT_OPS.get(op, as_text)(self, target, message), None
 
     def call(self, target, message):
         sent_args, sent_kwargs = message.get("a") or [], message.get("k") or []
