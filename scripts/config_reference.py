@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from witness_gate.config import schema as config  # noqa: E402 - after the path, so a checkout runs without installing
+from witness_gate.config import schema as config, values as config_values  # noqa: E402 - after the path, so a checkout runs without installing
 
 from witness_gate.model import outcomes
 
@@ -237,7 +237,7 @@ def reference() -> str:
         default = json.dumps(values[name or key], default=list)
         rows.append(f"| `{key}` | {_cell(expected(check))} | `{_cell(default)}` | {_cell(doc)} |")
     labels = "\n".join(f"| `{x.name}` | `{x.conclusion}` | {x.exit_code} | {_cell(x.meaning)} |" for x in outcomes.TABLE)
-    tail = TAIL.format(labels=labels, conclusions=", ".join(f"`{x}`" for x in config.CONCLUSIONS))
+    tail = TAIL.format(labels=labels, conclusions=", ".join(f"`{x}`" for x in config_values.CONCLUSIONS))
     return HEAD + "\n".join(rows) + "\n" + tail
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from witness_gate.config.schema import parse_config
 from witness_gate.pipeline.discover import PropertyTarget
-from witness_gate.pipeline.gather import GitSource, base_of, pin_from_base
+from witness_gate.pipeline.gather import base_of, pin_from_base
+from witness_gate.sources.facts import GitSource
 from witness_gate.sandbox import Sandbox
 
 CONFIG = parse_config("version: 1\npaths:\n  impl: [\"src/\"]\n  oracle: [\"tests/\"]\n", ".witness.yml")

@@ -171,7 +171,7 @@ def changed_paths_locally(api: GitHubApi, repo: str, base_sha: str, head_sha: st
 
 
 class GitHubSource:
-    """A repository's facts as GitHub gives them (witness_gate/pipeline/gather.py's Source): a file at a commit, and a
+    """A repository's facts as GitHub gives them (witness_gate/sources/facts.py's Source): a file at a commit, and a
     commit's files through the host's checkout cache."""
 
     def __init__(self, api: GitHubApi, repo: str, cache: Path) -> None:

@@ -18,7 +18,7 @@ from witness_gate.model.canonical import CanonicalError, patch_digest
 from witness_gate.model.evidence import Policy
 from witness_gate.pipeline import pytests
 from witness_gate.pipeline.discover import PropertyTarget, properties_of
-from witness_gate.pipeline.gather import GitSource, base_of, pin_from_base
+from witness_gate.pipeline.gather import base_of, pin_from_base
 from witness_gate.pipeline.session import GateRun, Pinned, PropertyResult, Reporter
 from witness_gate.records import readback as records
 from witness_gate.records.sinks import keep_change
@@ -28,6 +28,7 @@ from witness_gate.sandbox import Sandbox, make_readable, stage_directory
 from witness_gate.sandbox.names import new_top_modules
 from witness_gate.setup.environment import SetupOutcome, default_cache, set_up
 from witness_gate.sources import gitrepo, safefs
+from witness_gate.sources.facts import GitSource
 
 
 class InputError(ValueError):

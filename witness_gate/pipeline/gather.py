@@ -1,15 +1,12 @@
 """What an attempt is judged with besides its own runs, gathered once for both shells through a narrow source of
-facts (a file at a commit, a commit's files): the CLI's is git (`GitSource`), the App's is GitHub
-(worker/checkout.py::GitHubSource). The pinned fixture and the base commit are read from the base side only, so a patch cannot
+facts (witness_gate/sources/facts.py: a file at a commit, a commit's files): the CLI's is git (`GitSource`), the
+App's is GitHub (worker/checkout.py::GitHubSource). The pinned fixture and the base commit are read from the base side only, so a patch cannot
 move its own pin or pick the code its witness is replayed on."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 from witness_gate.config.lock import Lock, LockError, parse_fixture
 from witness_gate.config.schema import CONFIG_NAME, Config
@@ -18,42 +15,9 @@ from witness_gate.pipeline import pytests
 from witness_gate.pipeline.baseline import LazyBase
 from witness_gate.pipeline.discover import PropertyTarget
 from witness_gate.pipeline.session import Pinned
-from witness_gate.sandbox import Sandbox, make_readable
+from witness_gate.sandbox import Sandbox
 from witness_gate.setup.environment import set_up
-from witness_gate.sources import gitrepo
-
-
-class Source(Protocol):
-    """The facts the gather reads about a repository."""
-
-    def file_at(self, path: str, sha: str) -> bytes | None:
-        """A file's bytes at a commit, or None when it is not there."""
-
-    def check_out(self, sha: str) -> Path:
-        """The commit's files in a folder the sandbox can read (OSError, RuntimeError or ValueError when it cannot)."""
-
-
-class GitSource:
-    """A local repository's facts (`witness-gate run`): git show and git archive; `close` removes its checkouts."""
-
-    def __init__(self, repo: Path) -> None:
-        self.repo = repo
-        self.folders: list[Path] = []
-
-    def file_at(self, path: str, sha: str) -> bytes | None:
-        return gitrepo.show(self.repo, sha, path)
-
-    def check_out(self, sha: str) -> Path:
-        # a folder of its own, readable by the sandbox's uid all the way down (none inside another's 0700 folder)
-        folder = Path(tempfile.mkdtemp(prefix=f"witness-base-{sha[:12]}-"))
-        self.folders.append(folder)
-        gitrepo.export(self.repo, sha, folder)
-        make_readable(folder)
-        return folder
-
-    def close(self) -> None:
-        for folder in self.folders:
-            shutil.rmtree(folder, ignore_errors=True)
+from witness_gate.sources.facts import Source
 
 
 def pin_from_base(source: Source, base_sha: str, config: Config, seed: str | None = None

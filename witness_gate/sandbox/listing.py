@@ -12,7 +12,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from witness_gate.config.schema import NAME_RULE, PROPERTY_NAME
+from witness_gate.config.values import NAME_RULE, PROPERTY_NAME
 from witness_gate.sandbox import Limits, Sandbox
 from witness_gate.sandbox.processes import Finished
 

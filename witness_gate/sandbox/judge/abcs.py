@@ -24,7 +24,7 @@ def install() -> None:
     import typing
 
     from witness_gate.sandbox.judge.handles import Handle
-    from witness_gate.sandbox.judge.peer import _standard_class
+    from witness_gate.sandbox.judge.lending import standard_class as _standard_class
 
     def asking(meta: type) -> type:
         class HandleAware(meta):
