@@ -8,7 +8,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from witness_gate.config.schema import normal_path
+from witness_gate.config.values import normal_path
 from witness_gate.pipeline.pytests import is_test_file
 
 # where pytest keeps its configuration, and the section that holds it
