@@ -596,7 +596,8 @@ def test_every_evaluation_of_a_series_sees_the_same_timestamps(tmp_path, monkeyp
     first, later = series(2.2)
     assert first == later and "-" not in first.split(), (first, later)
     # the control: without settling, a later evaluation sees an older tree than the first did
-    monkeypatch.setattr("witness_gate.sandbox.runner.settle", lambda path: None)
+    for module in ("runner", "warm"):  # a subject started for its evaluation, and one booted ahead
+        monkeypatch.setattr(f"witness_gate.sandbox.{module}.settle", lambda path: None)
     os.utime(checkout / "src" / "app.py")
     first, later = series(2.2)
     shutil.rmtree(environment)

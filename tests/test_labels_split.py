@@ -4,6 +4,7 @@ import pytest
 
 from witness_gate.config.schema import Config, parse_config
 from witness_gate.rules.path_split import ChangeSplit, split_change, split_change_paths, split_paths
+from witness_gate.rules.plan import split_of
 
 IMPL, ORACLE = ("src/",), ("tests/properties/", "tests/fixtures/", ".witness.yml")
 DOCS = ("docs/", "**/*.md")
@@ -43,11 +44,11 @@ def test_the_config_splits_with_its_own_patterns():
     config = parse_config("paths:\n  impl: ['src/']\n  oracle: ['spec/']\n  generated: ['gen/']\n"
                           "  ignore: ['docs/', '**/*.md']\n")
     assert config.ignore == ("docs/", "**/*.md")
-    assert config.split(["gen/stub.py"]).oracle == ("gen/stub.py",)  # generated counts as oracle
-    assert config.split(["gen/README.md"]).oracle == ("gen/README.md",)  # oracle (generated) wins over ignore
-    assert config.split(["docs/x.md", "CHANGES.md"]).ignored == ("docs/x.md", "CHANGES.md")
-    assert config.split(["setup.py"]).impl == ("setup.py",)
-    assert Config().split(["docs/x.md"]).impl == ("docs/x.md",)  # default: ignore nothing
+    assert split_of(config, ["gen/stub.py"]).oracle == ("gen/stub.py",)  # generated counts as oracle
+    assert split_of(config, ["gen/README.md"]).oracle == ("gen/README.md",)  # oracle (generated) wins over ignore
+    assert split_of(config, ["docs/x.md", "CHANGES.md"]).ignored == ("docs/x.md", "CHANGES.md")
+    assert split_of(config, ["setup.py"]).impl == ("setup.py",)
+    assert split_of(Config(), ["docs/x.md"]).impl == ("docs/x.md",)  # default: ignore nothing
 
 
 def test_the_articles_split_paths_keeps_its_own_semantics():

@@ -8,6 +8,7 @@ import _pickle
 import copy
 import operator
 
+from witness_gate.sandbox.subject.received import subclass
 from witness_gate.sandbox.wire.forms import MAX_TEXT
 
 _COMPARE = {name: getattr(operator, name) for name in ("eq", "ne", "lt", "le", "gt", "ge")}
@@ -66,8 +67,6 @@ def _delitem(server, target, message):
 
 
 def _subclass(server, target, message):
-    from witness_gate.sandbox.subject.received import subclass
-
     return subclass(str(message.get("name")), server.decode(message.get("v")))
 
 
