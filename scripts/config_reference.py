@@ -5,7 +5,7 @@
 
 Every row comes from the code: the key and its meaning from `SCHEMA`, what a value must be from
 the very check that parses it (the words of its error message), the default from `Config`, the labels from `witness_gate.model.outcomes`.
-tests/test_operator_docs.py fails when the committed file drifts from the schema.
+tests/house/test_operator_docs.py fails when the committed file drifts from the schema.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Extract the webhook payloads the tests use from GitHub's own examples (npm @octokit/webhooks-examples).
 
-    python scripts/extract_webhook_examples.py            # fetch with npm, write tests/ghdouble/webhook_examples.json
+    python scripts/extract_webhook_examples.py            # fetch with npm, write tests/support/ghdouble/webhook_examples.json
     python scripts/extract_webhook_examples.py index.json # from a copy of the package's api.github.com/index.json
 
 The tests build every webhook from one of these payloads and change only ids, shas, names and
-the fields a test is about (tests/ghdouble/webhooks.py), so a payload GitHub would never send
+the fields a test is about (tests/support/ghdouble/webhooks.py), so a payload GitHub would never send
 cannot slip into a test. Re-run this to move to a newer package, or when a test needs another event.
 """
 
@@ -33,7 +33,7 @@ CHOSEN = [
     ("merge_group", "checks_requested", 0),
     ("ping", None, 0),
 ]
-OUT = Path(__file__).resolve().parent.parent / "tests" / "ghdouble" / "webhook_examples.json"
+OUT = Path(__file__).resolve().parent.parent / "tests" / "support" / "ghdouble" / "webhook_examples.json"
 
 
 def fetch_index() -> dict | list:

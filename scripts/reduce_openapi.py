@@ -1,6 +1,6 @@
 """Reduce GitHub's official OpenAPI description (npm @octokit/openapi) to the operations the App uses.
 
-    python scripts/reduce_openapi.py            # fetch with npm, write tests/ghdouble/openapi.json
+    python scripts/reduce_openapi.py            # fetch with npm, write tests/support/ghdouble/openapi.json
 
 The GitHub double in the tests validates every request against the reduced file, so the double
 cannot accept a request that real GitHub would refuse. Re-run this when the App starts calling
@@ -38,7 +38,7 @@ OPERATIONS = [
     ("post", "/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"),
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
 ]
-OUT = Path(__file__).resolve().parent.parent / "tests" / "ghdouble" / "openapi.json"
+OUT = Path(__file__).resolve().parent.parent / "tests" / "support" / "ghdouble" / "openapi.json"
 
 
 def fetch(workdir: Path) -> dict:

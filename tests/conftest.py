@@ -1,4 +1,6 @@
-"""Shared helpers: git repositories built in the test, and the CLI run as a real process."""
+"""Shared fixtures: the services a run owns, git repositories built in the test, and the CLI run as a real process.
+The suite is in folders by behaviour (model/, rules/, config/, shrink/, pipeline/, sandbox/, setup/, records/, cli/,
+app/, security/, published/, house/); helpers are in support/."""
 
 import json
 import os
@@ -15,7 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # them, whether the suite runs through scripts/test.sh (which puts .venv/bin on PATH) or as `.venv/bin/python -m pytest`
 if (Path(sys.executable).parent / "witness-gate").exists():
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# helpers live in tests/support/; a few test modules share their set-ups with others (`from test_app import gate`):
+# every folder of the suite is on the path, so a test module's imports never depend on which file ran first
+_TESTS = Path(__file__).resolve().parent
+sys.path[:0] = [str(_TESTS / "support"), str(_TESTS)] + sorted(
+    str(folder) for folder in _TESTS.iterdir() if folder.is_dir() and (folder / "__init__.py").exists() is False
+    and folder.name not in ("support", "__pycache__") and any(folder.glob("test_*.py")))
 
 _SERVICES: dict = {}
 

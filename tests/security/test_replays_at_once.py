@@ -29,7 +29,7 @@ def total():
 
 @pytest.fixture
 def alone_fails(tmp_path, monkeypatch):
-    # locks are refused in an evaluation now (tests/test_runner.py::test_cold_subjects_alive_at_once_cannot_count_each_
+    # locks are refused in an evaluation now (tests/sandbox/test_runner.py::test_cold_subjects_alive_at_once_cannot_count_each_
     # other); allowed here, they stand in for a channel between siblings nobody has found yet: the attempt's own
     # rule must hold whatever the channel
     from witness_gate.sandbox import seccomp

@@ -1,4 +1,4 @@
-"""Tricks a patch that wants a green check plays (tests/tricks.py), each riding on a real regression that must still
+"""Tricks a patch that wants a green check plays (tests/support/tricks.py), each riding on a real regression that must still
 block, end to end through `witness-gate run` (local.run under bubblewrap); the StopIteration test was found by a
 reviewer attacking the boundary itself. Nothing here recognises a trick."""
 

@@ -2,7 +2,7 @@
 pass while the oracle shared a process with the code it judged (at af8d4db: builtins_any, read_fixture and
 rewrite_payload with its tamper scan on; lying_int, patch_code and pickle_in_data too once a spelling passed the scan);
 enum_dunders and warm_parent_exits were found by a reviewer attacking the boundary itself. Shared by the tests that
-play them through `witness-gate run` (tests/security/test_tricks.py) and through the App (tests/test_app.py)."""
+play them through `witness-gate run` (tests/security/test_tricks.py) and through the App (tests/app/test_app.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""bidict as its maintainers would adopt the gate (tests/projects.py), one test gated a scenario (`run --only`)."""
+"""bidict as its maintainers would adopt the gate (tests/support/projects.py), one test gated a scenario (`run --only`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The set-up phase: a per-head environment built in the sandbox, reaching the package index and nothing else.
 
 Run as root in CI, as the worker runs. The set-up probe is hostile on purpose: it tries every way
-out the properties try (tests/test_hostile.py), plus the egress proxy it is given.
+out the properties try (tests/security/test_hostile.py), plus the egress proxy it is given.
 """
 
 import json

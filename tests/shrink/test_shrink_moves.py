@@ -324,7 +324,7 @@ def deletions_seen(payload, run):
 def test_a_few_numbers_are_deleted_only_once_their_values_moved(values, start):
     # a payload of three distinct numbers, and of two equal ones: every deletion is refuted, and is
     # probed on the final values only, never on the numbers of the start (but a repeated 0, which goes
-    # at once: tests/test_shrink_records.py)
+    # at once: tests/shrink/test_shrink_records.py)
     three = lambda v: "three" if ints_only(v, len(v)) and len(set(v)) >= 3 else None  # noqa: E731
     witness, seen = probes(values, three)
     shorter = [v for v in deletions_probed(values, seen, three) if not drops_a_repeated_zero(v, seen)]

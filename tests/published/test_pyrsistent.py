@@ -1,4 +1,4 @@
-"""pyrsistent as its maintainers would adopt the gate (tests/projects.py), one test gated a scenario (`run --only`)."""
+"""pyrsistent as its maintainers would adopt the gate (tests/support/projects.py), one test gated a scenario (`run --only`)."""
 
 from __future__ import annotations
 

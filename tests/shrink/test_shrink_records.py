@@ -1,5 +1,5 @@
 """The shrinker's moves on records whose parts differ in kind, from issue 16's later rounds (the first
-ones are in tests/test_shrink_moves.py): a part that is a node becomes a number."""
+ones are in tests/shrink/test_shrink_moves.py): a part that is a node becomes a number."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st

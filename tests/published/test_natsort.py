@@ -1,4 +1,4 @@
-"""natsort as its maintainers would adopt the gate (tests/projects.py): the .witness.yml init wrote, no test file edited,
+"""natsort as its maintainers would adopt the gate (tests/support/projects.py): the .witness.yml init wrote, no test file edited,
 and heads an agent might push. Each scenario gates the one test that decides it (`run --only`): the whole suite is
 ~150 properties."""
 

@@ -20,7 +20,7 @@ from appcore.settings import Settings, SettingsError
 from bot.registration import RegistrationError, manifest_for, registration_url
 from bot.signature import sign
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("WITNESS_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
 PUBLIC = "https://witness.example.test"
 

@@ -21,7 +21,7 @@ from bot.signature import sign
 from ghdouble.double import GitHubDouble
 from witness_gate.records.store import Store
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("WITNESS_TEST_REDIS_URL", "redis://127.0.0.1:6379/9")
 SECRET = "It's a Secret to Everybody"
 

@@ -1,7 +1,7 @@
 """Records `check` writes carry an HMAC with a key kept outside the checkout; readers refuse any other record.
 
 The attack itself (half the replays of a regression flipped to pass) and its control are in
-tests/test_hostile.py, section "records a patch or a person edited by hand"; the helpers are here.
+tests/security/test_hostile.py, section "records a patch or a person edited by hand"; the helpers are here.
 """
 
 import hashlib

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "witness_gate"
 # what starts, stages or speaks to processes: a decision never needs it
 RUNS_CODE = ("witness_gate.sandbox", "witness_gate.setup", "witness_gate.pipeline", "witness_gate.records",
