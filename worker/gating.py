@@ -16,7 +16,7 @@ from witness_gate.config.schema import CONFIG_NAME, Config, parse_config
 from witness_gate.model.canonical import patch_digest
 from witness_gate.model.evidence import Policy
 from witness_gate.pipeline.discover import DiscoveryError, properties_of, property_named
-from witness_gate.pipeline.gather import base_of, pin_from_base
+from witness_gate.pipeline.gather import base_of, pin_from_base, planned
 from witness_gate.pipeline.session import GateRun
 from witness_gate.records.ledger import Ledger, apply_freezes
 from witness_gate.records.sinks import StoreSink
@@ -64,12 +64,10 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
         forks[:] = forks or [api.merge_base(base, head)]
         return forks[0]
 
-    # fails closed: a path outside impl, oracle and ignore is impl; new tests beside a fix are asked about
-    decided = plans.plan(config, changed, lambda path: api.file_at(path, fork_of()) is not None)
+    # fails closed: a path outside impl, oracle and ignore is impl; new tests beside a fix are asked about; an edited
+    # .witness.yml: the base's still gates, the new one is checked and shown beside the result
+    decided, review = planned(GitHubSource(api, target["repo"], ctx.settings.cache), config, changed, head, fork_of)
     split = decided.split
-    # an edited .witness.yml: the base's still gates; the new one is checked and shown beside the result
-    review = plans.review_head_config(config, api.file_at(CONFIG_NAME, head) if CONFIG_NAME in changed else None,
-                                      changed, f"{CONFIG_NAME} (head {head[:12]})")
     details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
                "split": {"impl_changed": split.impl_changed, "oracle_changed": split.oracle_changed},
                "head_config": review.as_dict() if review else None,

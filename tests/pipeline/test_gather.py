@@ -1,5 +1,5 @@
-"""The one gather both shells read through (witness_gate/pipeline/gather.py): a property's pin and the base commit, from the
-base side only, the same whether the facts come from git (the CLI) or GitHub (the App)."""
+"""The one gather both shells read through (witness_gate/pipeline/gather.py): what the change gets, a property's pin and
+the base commit, from the base side only, the same whether the facts come from git (the CLI) or GitHub (the App)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from witness_gate.config.schema import parse_config
 from witness_gate.pipeline.discover import PropertyTarget
-from witness_gate.pipeline.gather import base_of, pin_from_base
+from witness_gate.pipeline.gather import base_of, pin_from_base, planned
 from witness_gate.sources.facts import GitSource
 from witness_gate.sandbox import Sandbox
 
@@ -68,3 +68,38 @@ def test_the_base_is_checked_out_on_first_use_and_not_when_the_oracle_changed(so
     assert all(part.stat().st_mode & 0o005 == 0o005 for part in (folder, *folder.parents))
     facts.close()
     assert not folder.exists()
+
+
+class Facts:
+    """A source of facts as a dict of (path, sha) -> bytes, counting what it was asked."""
+
+    def __init__(self, files: dict) -> None:
+        self.files, self.asked = files, []
+
+    def file_at(self, path: str, sha: str) -> bytes | None:
+        self.asked.append((path, sha))
+        return self.files.get((path, sha))
+
+
+def test_the_plan_reads_where_the_head_forked_only_for_new_tests_beside_a_fix():
+    config = parse_config("version: 1\npaths:\n  impl: [\"src/\"]\n  oracle: [\"tests/\"]\npolicy:\n"
+                          "  new_tests: judge_by_base\n", ".witness.yml")
+    forks = []
+    facts = Facts({("tests/test_old.py", "fork"): b"def test_old(): pass\n"})
+    decided, review = planned(facts, config, ["src/calc.py"], "head", lambda: forks.append(1) or "fork")
+    assert (decided.split.impl, review, forks, facts.asked) == (("src/calc.py",), None, [], [])
+    decided, _ = planned(facts, config, ["src/calc.py", "tests/test_new.py"], "head", lambda: "fork")
+    assert decided.new_tests == ("tests/test_new.py",) and facts.asked == [("tests/test_new.py", "fork")]
+    decided, _ = planned(facts, config, ["src/calc.py", "tests/test_old.py"], "head", lambda: "fork")
+    assert decided.label == "mixed_edit"  # an existing test changed beside the code
+
+
+def test_an_edited_witness_yml_is_read_at_the_head_and_reviewed_beside_the_base_s():
+    # the head's own .witness.yml would call the code it changes an oracle path: said, while the base's still gates
+    facts = Facts({(".witness.yml", "head"): b"version: 1\npaths:\n  impl: [\"lib/\"]\n  oracle: [\"tests/\", \"src/\"]\n"})
+    decided, review = planned(facts, CONFIG, [".witness.yml", "src/calc.py"], "head", lambda: "fork")
+    assert (".witness.yml", "head") in facts.asked and decided.label == "mixed_edit"
+    assert review.reclassified == (("src/calc.py", "impl", "oracle"),), review
+    facts = Facts({(".witness.yml", "head"): b"version: 2\n"})
+    _, review = planned(facts, CONFIG, [".witness.yml"], "head", lambda: "fork")
+    assert review.problems and ".witness.yml (at head head" in review.problems[0][1], review

@@ -18,7 +18,7 @@ from witness_gate.model.canonical import CanonicalError, patch_digest
 from witness_gate.model.evidence import Policy
 from witness_gate.pipeline import pytests
 from witness_gate.pipeline.discover import PropertyTarget, properties_of
-from witness_gate.pipeline.gather import base_of, pin_from_base
+from witness_gate.pipeline.gather import base_of, pin_from_base, planned
 from witness_gate.pipeline.session import GateRun, Pinned, PropertyResult, Reporter
 from witness_gate.records import readback as records
 from witness_gate.records.sinks import keep_change
@@ -169,11 +169,8 @@ def run(
     if isinstance(config, plans.Refusal):
         raise ConfigError(list(config.problems), config.line)
     # fails closed: a path outside impl, oracle and ignore is impl
-    decided = plans.plan(config, c.changed, lambda path: gitrepo.show(repo, c.fork, path) is not None)
+    decided, review = planned(GitSource(repo), config, c.changed, c.head_sha, lambda: c.fork)
     split = decided.split
-    review = plans.review_head_config(config, gitrepo.show(repo, c.head_sha, CONFIG_NAME)
-                                      if CONFIG_NAME in c.changed else None,
-                                      c.changed, f"{CONFIG_NAME} (at head {c.head_sha[:12]})")
     header = (f"witness-gate run: {repo} base {c.base_sha[:12]} -> head {c.head_sha[:12]}; {len(c.changed)} "
               f"changed paths (impl changed: {split.impl_changed}, oracle changed: {split.oracle_changed})")
     if isinstance(decided, plans.Refusal):

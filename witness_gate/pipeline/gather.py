@@ -15,6 +15,7 @@ from witness_gate.pipeline import pytests
 from witness_gate.pipeline.baseline import LazyBase
 from witness_gate.pipeline.discover import PropertyTarget
 from witness_gate.pipeline.session import Pinned
+from witness_gate.rules import plan as plans
 from witness_gate.sandbox import Sandbox
 from witness_gate.setup.environment import set_up
 from witness_gate.sources.facts import Source
@@ -51,3 +52,13 @@ def base_of(source: Source, base_sha: str, config: Config, *, oracle_changed: bo
         return None
     return LazyBase(base_sha, lambda: source.check_out(base_sha), lambda path: set_up(
         config, checkout=path, patch_digest=f"base:{base_sha}", sandbox=sandbox, cache=cache, say=say))
+
+
+def planned(source: Source, config: Config, changed: list[str], head_sha: str, fork_of: Callable[[], str]
+            ) -> tuple[plans.Plan | plans.Refusal, plans.ConfigReview | None]:
+    """What the change gets (rules/plan.py), with the facts it needs read here: whether each added oracle file was there
+    where the head forked off the base (`fork_of`, asked only when new tests beside a fix are in question), and, when
+    the change edits `.witness.yml`, what its new version would mean (the base's still gates)."""
+    decided = plans.plan(config, changed, lambda path: source.file_at(path, fork_of()) is not None)
+    raw_head = source.file_at(CONFIG_NAME, head_sha) if CONFIG_NAME in changed else None
+    return decided, plans.review_head_config(config, raw_head, changed, f"{CONFIG_NAME} (at head {head_sha[:12]})")
