@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from witness_gate.sandbox.wire.leftovers import children_stats, kill_all, reap_all
+
 PR_SET_CHILD_SUBREAPER = 36
 # the processes started here that are still running: evaluations in other threads are not leftovers
 _RUNNING: set[int] = set()
@@ -208,21 +210,8 @@ def become_subreaper() -> bool:
 def _children() -> list[int]:
     """Children in a session other than ours: what spawn started (each in a session of its own) and what
     came back to us from it. A child in our own session (git, run by another thread) is never a leftover."""
-    me, session = str(os.getpid()), str(os.getsid(0))
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read().decode(errors="replace")
-        except OSError:
-            continue
-        # the command name may hold spaces and parentheses: fields resume after the last ')'
-        fields = stat[stat.rfind(")") + 2 :].split()  # state, ppid, pgrp, session, ...
-        if fields[1] == me and fields[3] != session:
-            found.append(int(entry))
-    return found
+    session = str(os.getsid(0))
+    return [pid for pid, fields in children_stats() if fields[3:4] != [session]]
 
 
 def end_leftovers(keep: set[int] = frozenset()) -> int:
@@ -231,18 +220,7 @@ def end_leftovers(keep: set[int] = frozenset()) -> int:
     Returns how many. Under bubblewrap the only orphans are the inner processes of sandboxes whose outer
     process has exited, so an evaluation running in another thread is never touched.
     """
-    ended = 0
-    with _SPAWNING:
+    with _SPAWNING:  # killed under the lock, so a child just spawned is in _RUNNING; reaped outside it
         doomed = [pid for pid in _children() if pid not in keep and pid not in _RUNNING]
-        for pid in doomed:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-    for pid in doomed:
-        try:
-            os.waitpid(pid, 0)
-            ended += 1
-        except ChildProcessError:
-            pass
-    return ended
+        kill_all(doomed)
+    return reap_all(doomed)

@@ -28,22 +28,39 @@ def end_orphans(keep) -> int:
         found = [pid for pid in _children() if pid not in keep]
         if not found:
             break
-        for pid in found:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        for pid in found:
-            try:
-                os.waitpid(pid, 0)
-                ended += 1
-            except ChildProcessError:
-                pass
+        kill_all(found)
+        ended += reap_all(found)
+    return ended
+
+
+def kill_all(pids) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def reap_all(pids) -> int:
+    """Wait for each of `pids` (this process's children) to end; how many did."""
+    ended = 0
+    for pid in pids:
+        try:
+            os.waitpid(pid, 0)
+            ended += 1
+        except ChildProcessError:
+            pass
     return ended
 
 
 def _children() -> list[int]:
     """This process's children, from the sandbox's own /proc (its pid namespace: a few entries)."""
+    return [pid for pid, _fields in children_stats()]
+
+
+def children_stats() -> list[tuple[int, list[str]]]:
+    """This process's children, each with the fields of its /proc stat after the command name (state, ppid, pgrp,
+    session, ...)."""
     me, found = str(os.getpid()), []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -53,6 +70,7 @@ def _children() -> list[int]:
                 stat = handle.read().decode(errors="replace")
         except OSError:
             continue
-        if stat[stat.rfind(")") + 2 :].split()[1:2] == [me]:  # the command name may hold ')': fields follow the last
-            found.append(int(entry))
+        fields = stat[stat.rfind(")") + 2 :].split()  # the command name may hold ')': fields follow the last
+        if fields[1:2] == [me]:
+            found.append((int(entry), fields))
     return found
