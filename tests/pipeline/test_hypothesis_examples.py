@@ -124,7 +124,7 @@ def test_a_regression_the_seeded_search_finds_every_time_stays_a_regression(git_
                      "tests/test_calc.py": DISTORTED_TESTS}, "base")
     git_repo.git("checkout", "-q", "-b", "patch")
     git_repo.commit({"src/calc.py": DISTORTED_HEADS[name]}, "patch")
-    [result] = [r for r in gate(git_repo, tmp_path / "out").results if r.target.node == node]
+    [result] = [r for r in gate(git_repo, tmp_path / "out", only=(f"*{node}*",)).results if r.target.node == node]
     rows = result.evidence.first + result.evidence.replays + result.evidence.unshrunk_replays
     assert result.verdict.label == "regression", (result.verdict.label, result.verdict.hold_reasons,
                                                   [(r.outcome, r.reason) for r in rows])

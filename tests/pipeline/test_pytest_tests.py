@@ -330,7 +330,8 @@ def test_a_test_that_hangs_on_set_order_is_a_flake_not_a_pass(git_repo, tmp_path
                      "from calc import pair\n\ndef test_pair():\n    assert pair() == ['alpha', 'beta']\n"}, "base")
     git_repo.git("checkout", "-q", "-b", "patch")
     git_repo.commit({"src/calc.py": CALC + pair.replace("sorted(", "list(")}, "no need to sort")
-    [result] = [r for r in gate(git_repo, tmp_path / "out").results if r.target.node == "test_pair"]
+    [result] = gate(git_repo, tmp_path / "out", only=("*.test_pair",)).results
+    assert result.target.node == "test_pair"
     rows = result.evidence.first + result.evidence.replays
     assert result.verdict.label == "flake", (result.verdict, [r.outcome for r in rows])
     assert result.freeze is not None  # a proposal a person may accept

@@ -83,7 +83,7 @@ def gated(git_repo, tmp_path, base: str, head: str, node: str):
     git_repo.git("checkout", "-q", "-b", "patch")
     git_repo.commit({"src/calc.py": head}, "head")
     after = plain_pytest(git_repo.path, node)
-    [result] = [r for r in gate(git_repo, tmp_path / "out").results if r.target.node == node]
+    [result] = [r for r in gate(git_repo, tmp_path / "out", only=(f"*.{node}",)).results if r.target.node == node]
     return (before, after), result.verdict.label
 
 
