@@ -317,10 +317,17 @@ def test_an_accepted_freeze_silences_its_flake_not_a_regression_on_inputs_it_nev
     record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
     assert row["label"] == "regression", (row, record["notes"], record["broader_sample"])
     assert isinstance(record["broader_sample"]["exposed"], int)
-    # and the freeze still silences its own flake: the shipped coin, frozen, is `frozen`
-    still = gate(shop, f"coin-{attempt}", prop, extra=("--freezes", str(freeze)))
-    kept = json.loads(Path(still["properties"][0]["replay"].split(" ", 2)[2].strip("'")).read_text())
-    assert still["properties"][0]["label"] == "frozen", (still["properties"], kept["notes"], kept["broader_sample"])
+    # and the freeze still silences its own flake: the shipped coin, frozen, is `frozen`; its pinned orders fail all
+    # `runs` rows about one attempt in twenty, and then the freeze lifts for that attempt, which needs a person (a
+    # hold or a flake, never a pass or a regression: found in CI), so a lifted attempt is asked again
+    said = []
+    for _ in range(3):
+        still = gate(shop, f"coin-{attempt}", prop, extra=("--freezes", str(freeze)))
+        kept = json.loads(Path(still["properties"][0]["replay"].split(" ", 2)[2].strip("'")).read_text())
+        said.append((still["properties"][0]["label"], kept["notes"][:2], kept["broader_sample"]))
+        if said[-1][0] == "frozen":
+            break
+    assert said[-1][0] == "frozen" and {label for label, *_ in said[:-1]} <= {"hold", "flake"}, said
 
 
 def test_a_payload_nested_too_deep_to_vary_is_said_not_a_crash(tmp_path):

@@ -155,7 +155,7 @@ class GateRun(UnseenInputs):
                 elif not evidence.failed_once and not evidence.transport and (
                         not target.node or any(row.searched for row in evidence.first)):
                     evidence = self._broader(target, binding, pinned.fixture.payload, runner, evidence, notes)
-                elif evidence.frozen and not target.node:
+                elif evidence.frozen and (not target.node or evidence.witness):  # a test's: a Hypothesis example
                     evidence = self._beside_freeze(target, binding, pinned.fixture.payload, runner, evidence, notes)
             finally:
                 getattr(runner, "close", lambda: None)()  # a warm start's sandboxes end with their series

@@ -78,9 +78,13 @@ class UnseenInputs:
                        head: Callable[[Any], Evaluation], evidence: Evidence, notes: list[str]) -> Evidence:
         """An accepted freeze silences its one flake on the pinned payload, never a failure the patch brings on other
         inputs (a head that truncated every unseen amount kept the frozen coin and was `frozen`: found by a
-        reviewer): the broader sample runs too, and a witness of its whose every replay fails is the verdict's. Its
-        in-row failures are the frozen flake's own coin, which holds nothing."""
+        reviewer): the broader sample runs too (for a Hypothesis test, its search with a new seed), and a witness of
+        its that fails for another reason than the frozen flake's, or fails every replay, is the verdict's (a
+        reviewer's head failing another assert on unseen inputs 2 replays in 3 was `frozen`). Its in-row failures for
+        the frozen reason are the frozen flake's own coin, which holds nothing."""
         found = self._broader(target, binding, payload, head, Evidence(pinned_hash=evidence.pinned_hash), notes)
+        if found.failed_once and found.target_reason != evidence.target_reason:
+            return found  # not the frozen flake: the tables judge it as any witness
         if found.failed_once and found.replays and all(row.outcome == "fail" for row in found.replays):
             # a frozen coin fails a few replays in a row now and then: beside a freeze, the witness must fail every
             # one of UNSTEADY_RUNS x runs (the shipped coin, frozen, was a regression about one attempt in twenty)
