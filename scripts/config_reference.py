@@ -205,13 +205,13 @@ class _Probe:
 def expected(check) -> str:
     try:
         check(_Probe())
-    except config._Bad as bad:  # the parser's own wording, as its errors print it
+    except config_values.Bad as bad:  # the parser's own wording, as its errors print it
         words = str(bad)
     else:
         raise AssertionError(f"{check} accepted a value it cannot have meant to")
     try:
         takes_null = check(None) is None
-    except config._Bad:
+    except config_values.Bad:
         takes_null = False
     return f"null or {words}" if takes_null and not words.startswith("null") else words
 

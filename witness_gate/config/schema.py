@@ -7,23 +7,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from witness_gate.config.values import (
-    _Bad,
-    _command,
-    _conclusions,
-    _contracts,
-    _fixtures,
-    _flag,
-    _int,
-    _names,
-    _new_tests,
-    _number,
-    _optional,
-    _patterns,
-    _patterns_or_empty,
-    _relpath,
-    _test_paths,
-    _text,
-    _version,
+    Bad,
+    check_command,
+    check_conclusions,
+    check_contracts,
+    check_fixtures,
+    check_flag,
+    check_int,
+    check_names,
+    check_new_tests,
+    check_number,
+    check_optional,
+    check_patterns,
+    check_patterns_or_empty,
+    check_relpath,
+    check_test_paths,
+    check_text,
+    check_version,
 )
 from witness_gate.config.yamlines import YamlProblem, load_with_lines
 
@@ -86,45 +86,45 @@ class Config:
         return f"tests/fixtures/{assertion_id}.json"
 
 
-# -- value checks: each returns the converted value or raises _Bad(what was expected) -------
+# -- value checks: each returns the converted value or raises Bad(what was expected) -------
 # The whole schema: YAML key, Config field, check, doc.
 SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
-    ("version", None, _version, "schema version; always 1"),
-    ("paths.impl", "impl", _patterns, "implementation paths: prefixes or globs"),
-    ("paths.oracle", "oracle", _patterns, "oracle paths: properties, fixtures"),
-    ("paths.generated", "generated", _patterns, "regenerated stubs, counted as oracle"),
-    ("paths.ignore", "ignore", _patterns_or_empty,
+    ("version", None, check_version, "schema version; always 1"),
+    ("paths.impl", "impl", check_patterns, "implementation paths: prefixes or globs"),
+    ("paths.oracle", "oracle", check_patterns, "oracle paths: properties, fixtures"),
+    ("paths.generated", "generated", check_patterns, "regenerated stubs, counted as oracle"),
+    ("paths.ignore", "ignore", check_patterns_or_empty,
      "changes here alone are skipped (docs); any other path outside impl and oracle counts as impl"),
-    ("properties.dir", "properties_dir", _relpath, "where prop_* functions live"),
-    ("properties.command", "command", _command, "runner-protocol command for other languages"),
-    ("properties.names", "names", _names,
+    ("properties.dir", "properties_dir", check_relpath, "where prop_* functions live"),
+    ("properties.command", "command", check_command, "runner-protocol command for other languages"),
+    ("properties.names", "names", check_names,
      "the command's properties; empty: the command lists them (run with WITNESS_LIST=1)"),
-    ("properties.pytest", "pytest", _test_paths,
+    ("properties.pytest", "pytest", check_test_paths,
      "test files and folders gated as they are: each pytest test a property (oracle paths)"),
-    ("properties.fixtures", "fixtures", _fixtures, 'assertion id or "*" -> fixture file'),
-    ("properties.seed", "seed", _text, "the pinned seed"),
-    ("properties.generator_version", "generator_version", _int(0), "recorded in the lock"),
-    ("properties.contracts", "contracts", _contracts, "assertion id -> {invariant, domain}"),
-    ("policy.runs", "runs", _int(1), "replays of a witness"),
-    ("policy.min_reruns", "min_reruns", _int(2), "fewest replays that can decide"),
-    ("policy.max_steps", "max_steps", _int(0), "shrink step budget (a step: one round of the moves that commits a smaller witness)"),
-    ("policy.max_evals", "max_evals", _int(1), "shrink evaluation budget"),
-    ("policy.max_runs", "max_runs", _int(1), "most replays `/witness replay N` may ask for"),
-    ("policy.broader_sample", "broader_sample", _int(0),
+    ("properties.fixtures", "fixtures", check_fixtures, 'assertion id or "*" -> fixture file'),
+    ("properties.seed", "seed", check_text, "the pinned seed"),
+    ("properties.generator_version", "generator_version", check_int(0), "recorded in the lock"),
+    ("properties.contracts", "contracts", check_contracts, "assertion id -> {invariant, domain}"),
+    ("policy.runs", "runs", check_int(1), "replays of a witness"),
+    ("policy.min_reruns", "min_reruns", check_int(2), "fewest replays that can decide"),
+    ("policy.max_steps", "max_steps", check_int(0), "shrink step budget (a step: one round of the moves that commits a smaller witness)"),
+    ("policy.max_evals", "max_evals", check_int(1), "shrink evaluation budget"),
+    ("policy.max_runs", "max_runs", check_int(1), "most replays `/witness replay N` may ask for"),
+    ("policy.broader_sample", "broader_sample", check_int(0),
      "unseen inputs drawn near each pinned payload that passed, from a seed the patch cannot know; one the head fails "
      "and the base passes is a regression witness (0: off)"),
-    ("policy.timeout_seconds", "timeout_seconds", _number(), "per evaluation"),
-    ("policy.require_isolation", "require_isolation", _flag,
+    ("policy.timeout_seconds", "timeout_seconds", check_number(), "per evaluation"),
+    ("policy.require_isolation", "require_isolation", check_flag,
      "hold a property whose oracle and implementation share one process (properties.command): isolation_shared"),
-    ("policy.new_tests", "new_tests", _new_tests,
+    ("policy.new_tests", "new_tests", check_new_tests,
      "a change whose oracle side only adds files: judge_by_base (its code judged by the base's oracle, the new "
      "files shown beside) or mixed_edit"),
-    ("freeze.expires_in_hours", "expires_in_hours", _optional(_number()), "proposed expiry"),
-    ("freeze.max_hours", "max_hours", _number(), "longest expiry a person may accept"),
-    ("conclusions", "conclusions", _conclusions, "per-label override of the conclusion"),
-    ("setup.requirements", "setup_requirements", _optional(_relpath), "pip requirements file installed per head"),
-    ("setup.command", "setup_command", _command, "or any set-up command; $WITNESS_ENV is its output"),
-    ("setup.timeout_seconds", "setup_timeout_seconds", _number(), "wall-clock limit of the set-up"),
+    ("freeze.expires_in_hours", "expires_in_hours", check_optional(check_number()), "proposed expiry"),
+    ("freeze.max_hours", "max_hours", check_number(), "longest expiry a person may accept"),
+    ("conclusions", "conclusions", check_conclusions, "per-label override of the conclusion"),
+    ("setup.requirements", "setup_requirements", check_optional(check_relpath), "pip requirements file installed per head"),
+    ("setup.command", "setup_command", check_command, "or any set-up command; $WITNESS_ENV is its output"),
+    ("setup.timeout_seconds", "setup_timeout_seconds", check_number(), "wall-clock limit of the set-up"),
 )
 _SECTIONS = {"paths", "properties", "policy", "freeze", "setup"}
 _KEYS = {key for key, *_ in SCHEMA}
@@ -151,7 +151,7 @@ def parse_config(text: str | bytes, source: str = CONFIG_NAME) -> Config:
         name, check, _doc = next((f, c, d) for k, f, c, d in SCHEMA if k == key)
         try:
             converted = check(value)
-        except _Bad as bad:
+        except Bad as bad:
             problems.append(f"{where(key)}: expected {bad}, got {value!r}")
             continue
         if name:

@@ -15,42 +15,42 @@ PROPERTY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,99}")
 NAME_RULE = "a letter, then letters, digits, '_' or '-' (at most 100)"
 
 
-class _Bad(Exception):
+class Bad(Exception):
     pass
 
 
-def _int(lo: int) -> Callable[[Any], int]:
+def check_int(lo: int) -> Callable[[Any], int]:
     def check(v: Any) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-            raise _Bad(f"an integer >= {lo}")
+            raise Bad(f"an integer >= {lo}")
         return v
     return check
 
 
-def _number(positive: bool = True) -> Callable[[Any], float]:
+def check_number(positive: bool = True) -> Callable[[Any], float]:
     def check(v: Any) -> float:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or (positive and v <= 0):
-            raise _Bad("a number > 0")
+            raise Bad("a number > 0")
         return v
     return check
 
 
-def _flag(v: Any) -> bool:
+def check_flag(v: Any) -> bool:
     if not isinstance(v, bool):
-        raise _Bad("true or false")
+        raise Bad("true or false")
     return v
 
 
-def _optional(inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def check_optional(inner: Callable[[Any], Any]) -> Callable[[Any], Any]:
     def check(v: Any) -> Any:
         return None if v is None else inner(v)
     return check
 
 
-def _text(v: Any) -> str:
+def check_text(v: Any) -> str:
     # a seed written as 17 is the string "17": seeds are strings everywhere else
     if isinstance(v, bool) or not isinstance(v, (str, int)) or str(v).strip() == "":
-        raise _Bad("a non-empty string")
+        raise Bad("a non-empty string")
     return str(v)
 
 
@@ -61,104 +61,104 @@ def normal_path(path: str) -> str:
     return "/".join(parts) + ("/" if path.endswith("/") and parts else "")
 
 
-def _relpath(v: Any) -> str:
+def check_relpath(v: Any) -> str:
     if not isinstance(v, str) or not v.strip():
-        raise _Bad("a non-empty repository path")
+        raise Bad("a non-empty repository path")
     if v.startswith("/") or ".." in v.split("/"):
-        raise _Bad("a path inside the repository (no leading '/', no '..')")
+        raise Bad("a path inside the repository (no leading '/', no '..')")
     if not normal_path(v):
-        raise _Bad("a path inside the repository, not the repository itself")
+        raise Bad("a path inside the repository, not the repository itself")
     return normal_path(v)
 
 
-def _patterns(v: Any) -> tuple[str, ...]:
+def check_patterns(v: Any) -> tuple[str, ...]:
     if not isinstance(v, list) or not all(isinstance(p, str) and p.strip() for p in v):
-        raise _Bad('a list of path prefixes or globs, like ["src/"] or ["**/*.py"]')
+        raise Bad('a list of path prefixes or globs, like ["src/"] or ["**/*.py"]')
     if any(p.startswith("/") or ".." in p.split("/") for p in v):
-        raise _Bad('paths inside the repository, like ["src/"] (no leading "/", no "..": they would match nothing)')
+        raise Bad('paths inside the repository, like ["src/"] (no leading "/", no "..": they would match nothing)')
     if any(not normal_path(p) for p in v):
-        raise _Bad('paths inside the repository, like ["src/"] ("." or "./" is the whole repository: say "**")')
+        raise Bad('paths inside the repository, like ["src/"] ("." or "./" is the whole repository: say "**")')
     return tuple(normal_path(p) for p in v)
 
 
-def _patterns_or_empty(v: Any) -> tuple[str, ...]:
+def check_patterns_or_empty(v: Any) -> tuple[str, ...]:
     if v is None or v == []:
         return ()
     try:
-        return _patterns(v)
-    except _Bad:
-        raise _Bad('a list of path prefixes or globs, like ["docs/", "**/*.md"]') from None
+        return check_patterns(v)
+    except Bad:
+        raise Bad('a list of path prefixes or globs, like ["docs/", "**/*.md"]') from None
 
 
-def _command(v: Any) -> tuple[str, ...] | None:
+def check_command(v: Any) -> tuple[str, ...] | None:
     if v is None:
         return None
     if not isinstance(v, list) or not v or not all(isinstance(a, str) and a for a in v):
-        raise _Bad('null or a list of arguments, like ["./run-property.sh"]')
+        raise Bad('null or a list of arguments, like ["./run-property.sh"]')
     return tuple(v)
 
 
-def _names(v: Any) -> tuple[str, ...]:
+def check_names(v: Any) -> tuple[str, ...]:
     if v is None:
         return ()
     if not isinstance(v, list) or not all(isinstance(n, str) for n in v):
-        raise _Bad('a list of property names, like ["total_non_negative", "receipt_lists_every_line"]')
+        raise Bad('a list of property names, like ["total_non_negative", "receipt_lists_every_line"]')
     for name in v:
         if not PROPERTY_NAME.fullmatch(name):
-            raise _Bad(f"property names of {NAME_RULE}; {name!r} is not one")
+            raise Bad(f"property names of {NAME_RULE}; {name!r} is not one")
     if len(set(v)) != len(v):
-        raise _Bad(f"each name once; {sorted(n for n in set(v) if v.count(n) > 1)} repeat")
+        raise Bad(f"each name once; {sorted(n for n in set(v) if v.count(n) > 1)} repeat")
     return tuple(v)
 
 
-def _test_paths(v: Any) -> tuple[str, ...]:
+def check_test_paths(v: Any) -> tuple[str, ...]:
     if v is None or v == []:
         return ()
     if not isinstance(v, list):
-        raise _Bad('a list of test files or folders, like ["tests/"]')
-    paths = tuple(_relpath(p) for p in v)
+        raise Bad('a list of test files or folders, like ["tests/"]')
+    paths = tuple(check_relpath(p) for p in v)
     # a folder is a prefix of its files only with its slash: "tests" must not take in "tests_old/"
     return tuple(p if p.endswith((".py", "/")) else p + "/" for p in paths)
 
 
-def _fixtures(v: Any) -> dict[str, str]:
+def check_fixtures(v: Any) -> dict[str, str]:
     if not isinstance(v, dict) or not all(isinstance(k, str) for k in v):
-        raise _Bad('a mapping of assertion id or "*" to a fixture path')
-    return {k: _relpath(p) for k, p in v.items()}
+        raise Bad('a mapping of assertion id or "*" to a fixture path')
+    return {k: check_relpath(p) for k, p in v.items()}
 
 
-def _contracts(v: Any) -> dict[str, dict[str, str]]:
+def check_contracts(v: Any) -> dict[str, dict[str, str]]:
     shape = "a mapping of assertion id to {invariant: ..., domain: ...}"
     if not isinstance(v, dict):
-        raise _Bad(shape)
+        raise Bad(shape)
     out = {}
     for name, body in v.items():
         if not isinstance(body, dict) or set(body) != {"invariant", "domain"}:
-            raise _Bad(f"{shape}; {name!r} has {sorted(body) if isinstance(body, dict) else body!r}")
+            raise Bad(f"{shape}; {name!r} has {sorted(body) if isinstance(body, dict) else body!r}")
         if not all(isinstance(body[k], str) and body[k].strip() for k in body):
-            raise _Bad(f"{shape}; {name!r} has an empty invariant or domain")
+            raise Bad(f"{shape}; {name!r} has an empty invariant or domain")
         out[str(name)] = {"invariant": body["invariant"], "domain": body["domain"]}
     return out
 
 
-def _conclusions(v: Any) -> dict[str, str]:
+def check_conclusions(v: Any) -> dict[str, str]:
     if not isinstance(v, dict):
-        raise _Bad("a mapping of label to conclusion")
+        raise Bad("a mapping of label to conclusion")
     for label, conclusion in v.items():
         if label not in LABELS:
-            raise _Bad(f"labels among {', '.join(LABELS)}; {label!r} is not one")
+            raise Bad(f"labels among {', '.join(LABELS)}; {label!r} is not one")
         if conclusion not in CONCLUSIONS:
-            raise _Bad(f"conclusions among {', '.join(CONCLUSIONS)}; {conclusion!r} is not one")
+            raise Bad(f"conclusions among {', '.join(CONCLUSIONS)}; {conclusion!r} is not one")
     return dict(v)
 
 
-def _new_tests(v: Any) -> str:
+def check_new_tests(v: Any) -> str:
     if v not in ("judge_by_base", "mixed_edit"):
-        raise _Bad("judge_by_base or mixed_edit")
+        raise Bad("judge_by_base or mixed_edit")
     return v
 
 
-def _version(v: Any) -> int:
+def check_version(v: Any) -> int:
     if v != 1 or isinstance(v, bool):
-        raise _Bad("1 (the only version there is)")
+        raise Bad("1 (the only version there is)")
     return 1
