@@ -86,8 +86,7 @@ class Config:
         return f"tests/fixtures/{assertion_id}.json"
 
 
-# -- value checks: each returns the converted value or raises Bad(what was expected) -------
-# The whole schema: YAML key, Config field, check, doc.
+# The whole schema: YAML key, Config field, check (config/values.py: the value, or Bad with what was expected), doc.
 SCHEMA: tuple[tuple[str, str | None, Callable[[Any], Any], str], ...] = (
     ("version", None, check_version, "schema version; always 1"),
     ("paths.impl", "impl", check_patterns, "implementation paths: prefixes or globs"),
