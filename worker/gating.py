@@ -28,7 +28,6 @@ from worker import checks
 from worker.checkout import GitHubSource, changed_paths_locally, checkout
 from worker.clients import CheckRunClient, FinishClient, GateClient, PropertyClient
 from worker.context import Context, complete, context, log
-from worker.evidence import failed_before
 from worker.rendering import render
 
 PROPERTY_JOB_TIMEOUT = 3600
@@ -239,7 +238,6 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
                    reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
                    notes=tuple(n for n in (note, plans.new_tests_note(tuple(run.details.get("new_tests") or ())))
                                if n), new_modules=tuple(run.details.get("new_modules") or ()),
-                   failed_before=failed_before(ctx, run),
                    sink=StoreSink(ctx.store, run_id),  # the record goes straight to the store
                    source={"head_sha": run.head_sha, "head_tree": run.details.get("head_tree", ""),
                            "base_sha": run.base_sha, "oracle_paths": list(oracle)},

@@ -278,27 +278,6 @@ def test_refusals_and_faults_show_repo_text_on_one_line():
     assert "\n# y" not in fault.summary and "<b>" not in fault.summary
 
 
-def test_the_worker_remembers_a_failure_seen_on_the_same_patch(tmp_path):
-    # third review: re-gating a head whose first evaluation alone failed must not turn it into a pass
-    from types import SimpleNamespace
-
-    from witness_gate.records.store import Store
-    from worker.evidence import failed_before
-
-    store = Store(f"sqlite:///{tmp_path / 'w.db'}")
-    store.create_schema()
-    common = dict(repo="acme/calc", installation_id=1, pr_number=7, head_sha="h" * 40, base_sha="b" * 40,
-                  status="completed", details={})
-    first = store.add_run(patch_digest="p" * 64, **common)
-    store.add_attempt(first.id, {"assertion_id": "prop_double", "label": "not_reproduced", "reason": "double-wrong"})
-    store.add_attempt(first.id, {"assertion_id": "prop_other", "label": "pass"})
-    other_patch = store.add_run(patch_digest="q" * 64, **common)
-    store.add_attempt(other_patch.id, {"assertion_id": "prop_third", "label": "regression", "reason": "x"})
-    again = store.add_run(patch_digest="p" * 64, **common)
-    found = failed_before(SimpleNamespace(store=store), again)
-    assert list(found) == ["prop_double"] and found["prop_double"].startswith("run ")
-
-
 def test_a_reason_links_nothing_and_mentions_nobody():
     # third review: a reason like this rendered as a live link and a team mention in the summary
     from worker.checks import md_text

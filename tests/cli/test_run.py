@@ -346,9 +346,9 @@ def test_a_failure_once_seen_on_a_patch_is_never_forgotten(git_repo, tmp_path, m
     assert again.verdict.label == "not_reproduced", again.verdict
     assert any("failed before on this same patch" in note for note in again.notes)
     # the control: without the memory of the first attempt, the same patch now passes
-    from witness_gate.cli import local
+    from witness_gate.records.sinks import FileSink
 
-    monkeypatch.setattr(local, "failed_before", lambda out_dir, digest: {})
+    monkeypatch.setattr(FileSink, "failed_before", lambda self, digest: {})
     [control] = _run_unsandboxed(repo, tmp_path / "out")
     assert control.verdict.label == "pass"
 

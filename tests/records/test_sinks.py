@@ -47,3 +47,23 @@ def test_the_file_sink_retains_a_sealed_witness_beside_its_record(tmp_path):
     assert kept.witness_path.name.startswith("prop_total.") and kept.record_path.name == "prop_total.attempt.json"
     assert "mac" in json.loads(kept.witness_path.read_text()) and "mac" in json.loads(kept.record_path.read_text())
     assert kept.witness_path.name == json.loads(kept.record_path.read_text())["witness_file"]
+
+
+def test_the_store_sink_remembers_a_failure_seen_on_the_same_patch_of_the_same_pull_request(tmp_path):
+    # third review: re-gating a head whose first evaluation alone failed must not turn it into a pass (the file
+    # sink's memory: tests/cli/test_run.py::test_a_failure_once_seen_on_a_patch_is_never_forgotten)
+    store = Store(f"sqlite:///{tmp_path / 'w.db'}")
+    store.create_schema()
+    common = dict(repo="acme/calc", installation_id=1, head_sha="h" * 40, base_sha="b" * 40, status="completed",
+                  details={})
+    first = store.add_run(patch_digest="p" * 64, pr_number=7, **common)
+    store.add_attempt(first.id, {"assertion_id": "prop_double", "label": "not_reproduced", "reason": "double-wrong"})
+    store.add_attempt(first.id, {"assertion_id": "prop_other", "label": "pass"})
+    other_patch = store.add_run(patch_digest="q" * 64, pr_number=7, **common)
+    store.add_attempt(other_patch.id, {"assertion_id": "prop_third", "label": "regression", "reason": "x"})
+    other_pull = store.add_run(patch_digest="p" * 64, pr_number=8, **common)
+    store.add_attempt(other_pull.id, {"assertion_id": "prop_fourth", "label": "regression", "reason": "y"})
+    again = store.add_run(patch_digest="p" * 64, pr_number=7, **common)
+    found = StoreSink(store, again.id).failed_before("p" * 64)
+    assert list(found) == ["prop_double"] and found["prop_double"] == f"run {first.id[:12]}"
+    assert StoreSink(store, again.id).failed_before("") == {}  # no patch digest: nothing is the same patch

@@ -20,7 +20,6 @@ from witness_gate.pipeline import pytests
 from witness_gate.pipeline.discover import PropertyTarget, properties_of
 from witness_gate.pipeline.gather import base_of, pin_from_base, planned
 from witness_gate.pipeline.session import GateRun, Pinned, PropertyResult, Reporter
-from witness_gate.records import readback as records
 from witness_gate.records.sinks import keep_change
 from witness_gate.rules import plan as plans
 from witness_gate.rules.verdict import FreezeMatch, Split
@@ -224,7 +223,7 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
                            say=reporter.say)
         gate = GateRun(checkout, digest, Split(split.impl_changed, split.oracle_changed), policy, config, sandbox,
                        out_dir, reporter, extra_holds=holds, setup=setup,
-                       failed_before=failed_before(out_dir, digest), freezes=freezes, new_modules=new_modules,
+                       freezes=freezes, new_modules=new_modules,
                        source={"head_sha": c.head_sha, "head_tree": c.head_tree, "base_sha": c.base_sha,
                                "tree": gated, "oracle_paths": list(judged_by)}, base=base,
                        notes=(plans.new_tests_note(new_tests),) if new_tests else ())
@@ -234,12 +233,3 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
         facts.close()
     return results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}"
 
-
-def failed_before(out_dir: Path, digest: str) -> dict[str, str]:
-    """Properties that failed in an earlier `run` of this same patch, from the records it left (sealed ones only)."""
-    try:
-        stored = records.load_attempts(out_dir)
-    except records.RecordError:
-        return {}  # none yet, or not ours: nothing to remember
-    return {s.binding.assertion_id: f"record {s.path.name} of {s.record.get('created_at', '?')}"
-            for s in stored if s.binding.patch_digest == digest and s.evidence is not None and s.evidence.failed_once}

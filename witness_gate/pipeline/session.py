@@ -78,8 +78,9 @@ class GateRun(UnseenInputs):
     make_runner: Callable[..., Callable[[Any], Evaluation]] = PropertyRunner
     setup: SetupOutcome = field(default_factory=SetupOutcome)  # the head's environment, or why it holds
     notes: tuple[str, ...] = ()  # for every property: what a person should know about the whole run
-    # assertion id -> where it failed in an earlier attempt of this same patch: never forgotten
-    failed_before: dict[str, str] = field(default_factory=dict)
+    # assertion id -> where it failed in an earlier attempt of this same patch: never forgotten; None: as the sink
+    # remembers it (the CLI's record files, the App's store)
+    failed_before: dict[str, str] | None = None
     # seals the record files; None: the key `check`/`run` established (recordkey.establish), else unsealed
     record_key: RecordKey | None = None
     sink: RecordSink | None = None  # where attempts go; None: files under out_dir
@@ -161,8 +162,9 @@ class GateRun(UnseenInputs):
                 getattr(runner, "close", lambda: None)()  # a warm start's sandboxes end with their series
             notes += [note for note in (getattr(runner, "note", ""),) if note]  # why a warm start went cold
             notes += transport_notes(evidence)
-            if self.failed_before.get(target.assertion_id) and not evidence.failed_once:
-                notes.append(f"failed before on this same patch ({self.failed_before[target.assertion_id]}) but "
+            earlier = self._failed_on_this_patch().get(target.assertion_id)
+            if earlier and not evidence.failed_once:
+                notes.append(f"failed before on this same patch ({earlier}) but "
                              "not in this attempt: code that fails only on its first evaluation looks like this; "
                              "replay the earlier witness")
         if evidence is not None and evidence.sample is not None:
@@ -171,7 +173,7 @@ class GateRun(UnseenInputs):
             binding, evidence, self.split, self.policy,
             expires_in_hours=self.config.expires_in_hours, now=self.now,
             extra_holds=holds, freezes=self.freezes,
-            failed_before=self.failed_before.get(target.assertion_id, ""),
+            failed_before=self._failed_on_this_patch().get(target.assertion_id, ""),
         )
         result = PropertyResult(target, binding, evidence, verdict, {}, notes=notes)
         result.record = attempt_record(result, self, lock, header)
@@ -270,6 +272,15 @@ class GateRun(UnseenInputs):
             return evidence.base.story(evidence.target_reason) == "fails"
         return ask
 
+    def _sink(self) -> RecordSink:
+        return self.sink or FileSink(self.out_dir, self.record_key)
+
+    def _failed_on_this_patch(self) -> dict[str, str]:
+        """What failed in an earlier attempt of this same patch, asked of the sink once for the run."""
+        if self.failed_before is None:
+            self.failed_before = self._sink().failed_before(self.patch_digest)
+        return self.failed_before
+
     def _write(self, result: PropertyResult) -> None:
         """Hand the attempt to its sink: the record, and the retained witness when the property failed."""
         evidence = result.evidence
@@ -282,8 +293,7 @@ class GateRun(UnseenInputs):
                 "reason": evidence.target_reason,
                 "shrink": evidence.shrink.as_record() if evidence.shrink else None,
             }
-        sink = self.sink or FileSink(self.out_dir, self.record_key)
-        kept = sink.keep(result.record, witness)
+        kept = self._sink().keep(result.record, witness)
         result.record_path, result.witness_path = kept.record_path, kept.witness_path
 
 

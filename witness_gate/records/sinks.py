@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from witness_gate.records import recordkey
 from witness_gate.records.files import write_json_atomic
-from witness_gate.records.readback import ATTEMPT_SUFFIX
+from witness_gate.records.readback import ATTEMPT_SUFFIX, RecordError, load_attempts
 from witness_gate.records.recordkey import RecordKey
 from witness_gate.records.retained import retain
 
@@ -32,6 +32,11 @@ class RecordSink(Protocol):
         """Keep one attempt record; `witness` is the article 001 retained witness when the property failed."""
         ...
 
+    def failed_before(self, patch_digest: str) -> dict[str, str]:
+        """The properties that failed in an earlier attempt of this same patch that this sink kept, each with where it
+        is recorded: a failure once seen on a patch is never forgotten (a head failing only its first evaluation)."""
+        ...
+
 
 @dataclass
 class FileSink:
@@ -45,8 +50,8 @@ class FileSink:
         witness_path = None
         if witness is not None:
             retained = retain(witness["assertion_id"], witness["payload"], witness["fixture_digest"],
-                                     self.out_dir, **{k: v for k, v in witness.items()
-                                                      if k not in ("assertion_id", "payload", "fixture_digest")})
+                              self.out_dir, **{k: v for k, v in witness.items()
+                                               if k not in ("assertion_id", "payload", "fixture_digest")})
             witness_path = self.out_dir / f"{witness['assertion_id']}.{retained['witness_hash'][:12]}.json"
             record["witness_file"] = witness_path.name
             if key is not None:
@@ -54,6 +59,16 @@ class FileSink:
         record_path = write_json_atomic(self.out_dir / f"{record['assertion_id']}{ATTEMPT_SUFFIX}",
                                         recordkey.seal(record, key) if key is not None else record)
         return Kept(record_path, witness_path)
+
+    def failed_before(self, patch_digest: str) -> dict[str, str]:
+        """From the records this folder holds (sealed ones only: one the key does not seal is not ours)."""
+        try:
+            stored = load_attempts(self.out_dir)
+        except RecordError:
+            return {}  # none yet, or not ours: nothing to remember
+        return {s.binding.assertion_id: f"record {s.path.name} of {s.record.get('created_at', '?')}"
+                for s in stored if patch_digest and s.binding.patch_digest == patch_digest and s.evidence is not None
+                and s.evidence.failed_once}
 
 
 CHANGE_RECORD = "change.json"
@@ -114,3 +129,17 @@ class StoreSink:
     def keep(self, record: dict[str, Any], witness: dict[str, Any] | None) -> Kept:
         self.store.add_attempt(self.run_id, record)
         return Kept()
+
+    def failed_before(self, patch_digest: str) -> dict[str, str]:
+        """From the store: the earlier gate runs of this run's pull request on the same patch."""
+        run = self.store.get_run(self.run_id)
+        found: dict[str, str] = {}
+        if run is None or not patch_digest:
+            return found
+        for earlier in self.store.runs_for_pull(run.repo, run.pr_number):
+            if earlier.id == run.id or earlier.patch_digest != patch_digest:
+                continue
+            for attempt in self.store.attempts(earlier.id):
+                if attempt.record.get("reason") is not None:
+                    found.setdefault(attempt.assertion_id, f"run {earlier.id[:12]}")
+        return found
