@@ -21,8 +21,7 @@ if (Path(sys.executable).parent / "witness-gate").exists():
 # every folder of the suite is on the path, so a test module's imports never depend on which file ran first
 _TESTS = Path(__file__).resolve().parent
 sys.path[:0] = [str(_TESTS / "support"), str(_TESTS)] + sorted(
-    str(folder) for folder in _TESTS.iterdir() if folder.is_dir() and (folder / "__init__.py").exists() is False
-    and folder.name not in ("support", "__pycache__") and any(folder.glob("test_*.py")))
+    str(folder) for folder in _TESTS.iterdir() if folder.is_dir() and any(folder.glob("test_*.py")))
 
 _SERVICES: dict = {}
 
