@@ -171,14 +171,17 @@ def changed_paths_locally(api: GitHubApi, repo: str, base_sha: str, head_sha: st
 
 
 class GitHubSource:
-    """A repository's facts as GitHub gives them (witness_gate/sources/facts.py's Source): a file at a commit, and a
-    commit's files through the host's checkout cache."""
+    """A repository's facts as GitHub gives them (witness_gate/sources/facts.py's Source): a file at a commit, a
+    commit's tree, and a commit's files through the host's checkout cache."""
 
     def __init__(self, api: GitHubApi, repo: str, cache: Path) -> None:
         self.api, self.repo, self.cache = api, repo, cache
 
     def file_at(self, path: str, sha: str) -> bytes | None:
         return self.api.file_at(path, sha)
+
+    def tree_of(self, sha: str) -> str:
+        return self.api.commit_tree(sha)
 
     def check_out(self, sha: str) -> Path:
         directory, exact = checkout(self.api, self.repo, sha, cache=self.cache)

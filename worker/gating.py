@@ -13,16 +13,14 @@ from rq.job import Callback, Dependency
 from appcore import jobspec
 from appcore.jobspec import safe_id
 from witness_gate.config.schema import CONFIG_NAME, Config, parse_config
-from witness_gate.model.canonical import patch_digest
 from witness_gate.model.evidence import Policy
 from witness_gate.pipeline.discover import DiscoveryError, properties_of, property_named
-from witness_gate.pipeline.gather import base_of, pin_from_base, planned
+from witness_gate.pipeline.gather import Change, base_of, gathered, pin_from_base, planned
 from witness_gate.pipeline.session import GateRun
 from witness_gate.records.ledger import Ledger, apply_freezes
 from witness_gate.records.sinks import StoreSink
 from witness_gate.rules import plan as plans
-from witness_gate.rules.verdict import Split, overall_label
-from witness_gate.sandbox.names import new_top_modules
+from witness_gate.rules.verdict import overall_label
 from witness_gate.setup.environment import SetupOutcome, SetupStep, set_up
 from worker import checks
 from worker.checkout import GitHubSource, changed_paths_locally, checkout
@@ -65,24 +63,20 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
 
     # fails closed: a path outside impl, oracle and ignore is impl; new tests beside a fix are asked about; an edited
     # .witness.yml: the base's still gates, the new one is checked and shown beside the result
-    decided, review = planned(GitHubSource(api, target["repo"], ctx.settings.cache), config, changed, head, fork_of)
+    facts = GitHubSource(api, target["repo"], ctx.settings.cache)
+    decided, review = planned(facts, config, changed, head, fork_of)
     split = decided.split
     details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
                "split": {"impl_changed": split.impl_changed, "oracle_changed": split.oracle_changed},
-               "head_config": review.as_dict() if review else None,
-               "new_tests": list(getattr(decided, "new_tests", ()))}
+               "head_config": review.as_dict() if review else None}
     ctx.store.update_run(run.id, details=details)
     if isinstance(decided, plans.Refusal):  # ... then apply
         return _refuse_plan(ctx, api, run.id, decided, config.conclusions, details["head_config"])
-    head_tree = api.commit_tree(head)
-    directory, matches = checkout(api, target["repo"], head, head_tree, cache=ctx.settings.cache, base_sha=base,
-                                  oracle=plans.oracle_from_base(config, split.oracle_changed))
-    # top-level names the patch adds: the oracle never gets one from the implementation
-    fork = fork_of()
-    details["new_modules"] = list(new_top_modules(split.code,
-                                                  lambda path: api.file_at(path, fork) is not None))
+    change = gathered(facts, config, decided, head, base, fork_of())
+    details["change"] = change.as_details()  # what every property's job gates with
     ctx.store.update_run(run.id, details=details)
-    digest = patch_digest(api.commit_tree(base), head_tree)
+    directory, matches = checkout(api, target["repo"], head, change.head_tree, cache=ctx.settings.cache,
+                                  base_sha=base, oracle=change.judged_by)
     sandbox, unavailable, _note = ctx.sandbox()  # a command's listing runs in it, never without one
     try:
         targets = properties_of(directory, config, None if unavailable else sandbox)
@@ -91,8 +85,8 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     if not targets:
         return _refuse(ctx, api, run.id, "hold", "no properties found",
                        f"No `prop_*` functions under `{config.properties_dir}`.")
-    details.update(properties=[t.assertion_id for t in targets], patch_mismatch=not matches, head_tree=head_tree)
-    ctx.store.update_run(run.id, patch_digest=digest, details=details)
+    details.update(properties=[t.assertion_id for t in targets], patch_mismatch=not matches)
+    ctx.store.update_run(run.id, patch_digest=change.patch_digest, details=details)
     _fan_out(ctx, run.id, target, config, [t.assertion_id for t in targets])
     return {"run_id": run.id, "properties": len(targets)}
 
@@ -217,9 +211,9 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     if ctx.current_head(target) != run.head_sha:
         return {"skipped": "superseded"}
     config = parse_config(run.details["config_text"], CONFIG_NAME)
-    oracle = plans.oracle_from_base(config, run.details["split"]["oracle_changed"])
+    change = Change.from_details(run.details["change"])  # gathered once, by gate_head
     directory, _matches = checkout(api, target["repo"], run.head_sha, cache=ctx.settings.cache, base_sha=run.base_sha,
-                                   oracle=oracle)
+                                   oracle=change.judged_by)
     prop = property_named(directory, config, assertion_id)  # a command's names were listed by gate_head
     sandbox, holds, note = ctx.sandbox()
     if run.details.get("patch_mismatch"):
@@ -227,22 +221,19 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     reporter = _LogReporter(run_id)
     setup = SetupOutcome()
     if not holds:  # the set-up runs the head's code too: only in the sandbox, only on the exact code
-        setup = set_up(config, checkout=directory, patch_digest=run.patch_digest, sandbox=sandbox,
+        setup = set_up(config, checkout=directory, patch_digest=change.patch_digest, sandbox=sandbox,
                        cache=ctx.settings.cache / "witness-envs", say=reporter.say)
-    split = Split(**run.details["split"])
     facts = GitHubSource(api, target["repo"], ctx.settings.cache)
     ledger = Ledger(ctx.store)
     ledger.expire_due()
     policy = Policy.from_config(config, target.get("runs"))  # `/witness replay N`: N replays of each witness
-    gate = GateRun(directory, run.patch_digest, split, policy, config, sandbox, None,
+    gate = GateRun(directory, change.patch_digest, change.split, policy, config, sandbox, None,
                    reporter, extra_holds=holds, freezes=ledger.active(run.repo), setup=setup,
-                   notes=tuple(n for n in (note, plans.new_tests_note(tuple(run.details.get("new_tests") or ())))
-                               if n), new_modules=tuple(run.details.get("new_modules") or ()),
+                   notes=((note,) if note else ()) + change.notes(), new_modules=change.new_modules,
                    sink=StoreSink(ctx.store, run_id),  # the record goes straight to the store
-                   source={"head_sha": run.head_sha, "head_tree": run.details.get("head_tree", ""),
-                           "base_sha": run.base_sha, "oracle_paths": list(oracle)},
-                   base=base_of(facts, run.base_sha, config, oracle_changed=split.oracle_changed, sandbox=sandbox,
-                                cache=ctx.settings.cache / "witness-envs", say=reporter.say),
+                   source=change.provenance(),
+                   base=base_of(facts, run.base_sha, config, oracle_changed=change.split.oracle_changed,
+                                sandbox=sandbox, cache=ctx.settings.cache / "witness-envs", say=reporter.say),
                    sample_secret=sample_secret(ctx.settings))
     result = gate.gate_one(prop, pin_from_base(facts, run.base_sha, config)(prop))
     return {"assertion_id": assertion_id, "label": result.verdict.label}

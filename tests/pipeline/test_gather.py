@@ -3,11 +3,15 @@ the base commit, from the base side only, the same whether the facts come from g
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from witness_gate.config.schema import parse_config
 from witness_gate.pipeline.discover import PropertyTarget
-from witness_gate.pipeline.gather import base_of, pin_from_base, planned
+from witness_gate.model.canonical import patch_digest
+from witness_gate.pipeline.gather import Change, base_of, gathered, pin_from_base, planned
+from witness_gate.rules.verdict import Split
 from witness_gate.sources.facts import GitSource
 from witness_gate.sandbox import Sandbox
 
@@ -103,3 +107,27 @@ def test_an_edited_witness_yml_is_read_at_the_head_and_reviewed_beside_the_base_
     facts = Facts({(".witness.yml", "head"): b"version: 2\n"})
     _, review = planned(facts, CONFIG, [".witness.yml"], "head", lambda: "fork")
     assert review.problems and ".witness.yml (at head head" in review.problems[0][1], review
+
+
+def test_a_change_s_facts_are_gathered_once_from_either_source_and_travel_whole(git_repo):
+    # base moved on after the head forked: the base's current oracle is laid over the head; a module the head adds
+    # is named as new (the judge never imports it from the implementation)
+    fork = git_repo.commit({"src/calc.py": "X = 1\n", "tests/test_calc.py": "def test_x(): pass\n"}, "fork")
+    git_repo.git("checkout", "-q", "-b", "head")
+    head = git_repo.commit({"src/calc.py": "X = 2\n", "src/helpers.py": "", "hypothesis.py": ""}, "head")
+    git_repo.git("checkout", "-q", "main")
+    base = git_repo.commit({"tests/test_calc.py": "def test_x(): assert True\n"}, "base moved on")
+    config = parse_config("version: 1\npaths:\n  impl: [\"src/\", \"*.py\"]\n  oracle: [\"tests/\"]\n", ".witness.yml")
+    facts = GitSource(git_repo.path)
+    decided, _ = planned(facts, config, ["hypothesis.py", "src/calc.py", "src/helpers.py"], head, lambda: fork)
+    change = gathered(facts, config, decided, head, base, fork)
+    assert (change.head_sha, change.base_sha, change.head_tree) == (head, base, git_repo.git("rev-parse", "head^{tree}"))
+    assert change.patch_digest == patch_digest(git_repo.git("rev-parse", "main^{tree}"), change.head_tree)
+    assert change.split == Split(impl_changed=True, oracle_changed=False)
+    assert change.judged_by == ("tests/", ".witness.yml") and change.new_modules == ("hypothesis", "helpers")
+    assert change.provenance(tree="t") == {"head_sha": head, "head_tree": change.head_tree, "base_sha": base,
+                                           "tree": "t", "oracle_paths": ["tests/", ".witness.yml"]}
+    # what the App keeps in its run's details between jobs is the same change, through JSON
+    assert Change.from_details(json.loads(json.dumps(change.as_details()))) == change
+    # the head forked off the base itself: its oracle is the base's already, nothing is laid over it
+    assert gathered(facts, config, decided, head, fork, fork).judged_by == ()

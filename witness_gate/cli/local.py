@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from witness_gate.config.lock import Lock, LockError, load_pinned
 from witness_gate.config.schema import CONFIG_NAME, Config, ConfigError, parse_config
@@ -18,13 +17,12 @@ from witness_gate.model.canonical import CanonicalError, patch_digest
 from witness_gate.model.evidence import Policy
 from witness_gate.pipeline import pytests
 from witness_gate.pipeline.discover import PropertyTarget, properties_of
-from witness_gate.pipeline.gather import base_of, pin_from_base, planned
+from witness_gate.pipeline.gather import Change, base_of, gathered, pin_from_base, planned
 from witness_gate.pipeline.session import GateRun, Pinned, PropertyResult, Reporter
 from witness_gate.records.sinks import keep_change
 from witness_gate.rules import plan as plans
 from witness_gate.rules.verdict import FreezeMatch, Split
 from witness_gate.sandbox import Sandbox, make_readable, stage_directory
-from witness_gate.sandbox.names import new_top_modules
 from witness_gate.setup.environment import SetupOutcome, default_cache, set_up
 from witness_gate.sources import gitrepo, safefs
 from witness_gate.sources.facts import GitSource
@@ -131,24 +129,21 @@ def _discover(repo: Path, properties_dir: str, config: Config, sandbox: Sandbox)
 
 @dataclass(frozen=True)
 class _Commits:
-    """What `run` gathers from git before it decides anything."""
+    """What `run` reads from git before it decides anything."""
 
     head_sha: str
     base_sha: str
     fork: str  # where the head forked off the base: the changed paths are counted from here
     changed: list[str]
-    base_tree: str
-    head_tree: str
     raw_config: bytes | None  # the base's .witness.yml
 
 
-def _gather(repo: Path, base: str | None, head: str) -> _Commits:
+def _commits(repo: Path, base: str | None, head: str) -> _Commits:
     try:
         head_sha = gitrepo.rev_parse(repo, head)
         base_sha = gitrepo.rev_parse(repo, base) if base else gitrepo.default_base(repo, head_sha)
         fork = gitrepo.merge_base(repo, base_sha, head_sha)
         return _Commits(head_sha, base_sha, fork, gitrepo.changed_paths(repo, fork, head_sha),
-                        gitrepo.tree_of(repo, base_sha), gitrepo.tree_of(repo, head_sha),
                         gitrepo.show(repo, base_sha, CONFIG_NAME))
     except gitrepo.GitError as exc:
         raise InputError(f"{repo}: {exc}") from None
@@ -162,13 +157,14 @@ def run(
     """The whole gate between two commits: config, fixtures and the oracle from base, the implementation
     from head; changed paths from where head forked off base (GitHub's three dots), as the App has them. `only`:
     shell-style patterns of the assertion ids to gate (a look at a few properties; the others are not gated)."""
-    c = _gather(repo, base, head)
+    c = _commits(repo, base, head)
     # decide (pure), then apply: with no .witness.yml on the base the embedded defaults apply
     config = plans.config_of(c.raw_config, f"{CONFIG_NAME} (at base {c.base_sha[:12]})", required=False)
     if isinstance(config, plans.Refusal):
         raise ConfigError(list(config.problems), config.line)
     # fails closed: a path outside impl, oracle and ignore is impl
-    decided, review = planned(GitSource(repo), config, c.changed, c.head_sha, lambda: c.fork)
+    facts = GitSource(repo)
+    decided, review = planned(facts, config, c.changed, c.head_sha, lambda: c.fork)
     split = decided.split
     header = (f"witness-gate run: {repo} base {c.base_sha[:12]} -> head {c.head_sha[:12]}; {len(c.changed)} "
               f"changed paths (impl changed: {split.impl_changed}, oracle changed: {split.oracle_changed})")
@@ -183,28 +179,28 @@ def run(
     sandbox = sandbox() if callable(sandbox) else sandbox
     if decided.new_tests:
         header += f"; {len(decided.new_tests)} new oracle files beside it, not judged (policy.new_tests)"
-    results, header = _gate(repo, c, config, split, sandbox=sandbox, out_dir=out_dir, reporter=reporter,
+    try:
+        change = gathered(facts, config, decided, c.head_sha, c.base_sha, c.fork)
+    except gitrepo.GitError as exc:
+        raise InputError(f"{repo}: {exc}") from None
+    results, header = _gate(repo, change, config, facts, sandbox=sandbox, out_dir=out_dir, reporter=reporter,
                             policy=Policy.from_config(config, runs), seed=seed, freezes=freezes, header=header,
-                            new_tests=decided.new_tests, only=only)
+                            only=only)
     return Outcome(results, header, config_review=review)
 
 
-def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandbox, out_dir: Path,
+def _gate(repo: Path, change: Change, config: Config, facts: GitSource, *, sandbox: Sandbox, out_dir: Path,
           reporter: Reporter, policy: Policy, seed: str | None, freezes: tuple[FreezeMatch, ...],
-          header: str, new_tests: tuple[str, ...] = (), only: tuple[str, ...] = ()
-          ) -> tuple[list[PropertyResult], str]:
+          header: str, only: tuple[str, ...] = ()) -> tuple[list[PropertyResult], str]:
     """Apply the plan: export what the gate runs, set it up, and gate every property (the base on demand)."""
-    digest = patch_digest(c.base_tree, c.head_tree)
     checkout = Path(tempfile.mkdtemp(prefix="witness-checkout-"))
-    facts = GitSource(repo)
-    base = base_of(facts, c.base_sha, config, oracle_changed=split.oracle_changed, sandbox=sandbox,
+    base = base_of(facts, change.base_sha, config, oracle_changed=change.split.oracle_changed, sandbox=sandbox,
                    cache=default_cache(), say=reporter.say)
     try:
         # the base's oracle over the head (new tests beside a fix are not among it: the base has none of them)
-        judged_by = plans.oracle_from_base(config, split.oracle_changed) if c.fork != c.base_sha or new_tests else ()
-        gated = gitrepo.overlay(repo, c.head_sha, c.base_sha, judged_by)  # the base's current oracle (ARCHITECTURE.md)
-        if judged_by:
-            header += f"; oracle from base {c.base_sha[:12]}"
+        gated = gitrepo.overlay(repo, change.head_sha, change.base_sha, change.judged_by)  # ARCHITECTURE.md
+        if change.judged_by:
+            header += f"; oracle from base {change.base_sha[:12]}"
         gitrepo.export(repo, gated, checkout)
         holds = ("patch_mismatch",) if gitrepo.tree_of_directory(repo, checkout) != gated else ()
         make_readable(checkout)
@@ -216,20 +212,15 @@ def _gate(repo: Path, c: _Commits, config: Config, split: Any, *, sandbox: Sandb
                                  f"{len(targets)}, e.g. {', '.join(t.assertion_id for t in targets[:3])}")
             header += f"; only {len(chosen)} of {len(targets)} properties (--only): no verdict on the others"
             targets = chosen
-        new_modules = new_top_modules(split.code, lambda path: gitrepo.show(repo, c.fork, path) is not None)
         setup = SetupOutcome()
         if not holds:  # the set-up runs code of the head too: only on the exact code under test
-            setup = set_up(config, checkout=checkout, patch_digest=digest, sandbox=sandbox, cache=default_cache(),
-                           say=reporter.say)
-        gate = GateRun(checkout, digest, Split(split.impl_changed, split.oracle_changed), policy, config, sandbox,
-                       out_dir, reporter, extra_holds=holds, setup=setup,
-                       freezes=freezes, new_modules=new_modules,
-                       source={"head_sha": c.head_sha, "head_tree": c.head_tree, "base_sha": c.base_sha,
-                               "tree": gated, "oracle_paths": list(judged_by)}, base=base,
-                       notes=(plans.new_tests_note(new_tests),) if new_tests else ())
-        results = gate.gate(targets, pin_from_base(facts, c.base_sha, config, seed))
+            setup = set_up(config, checkout=checkout, patch_digest=change.patch_digest, sandbox=sandbox,
+                           cache=default_cache(), say=reporter.say)
+        gate = GateRun(checkout, change.patch_digest, change.split, policy, config, sandbox, out_dir, reporter,
+                       extra_holds=holds, setup=setup, freezes=freezes, new_modules=change.new_modules,
+                       source=change.provenance(tree=gated), base=base, notes=change.notes())
+        results = gate.gate(targets, pin_from_base(facts, change.base_sha, config, seed))
     finally:
         shutil.rmtree(checkout, ignore_errors=True)
         facts.close()
-    return results, header + f"; patch {digest[:12]}; sandbox {sandbox.mode}"
-
+    return results, header + f"; patch {change.patch_digest[:12]}; sandbox {sandbox.mode}"

@@ -1,22 +1,28 @@
 """What an attempt is judged with besides its own runs, gathered once for both shells through a narrow source of
-facts (witness_gate/sources/facts.py: a file at a commit, a commit's files): the CLI's is git (`GitSource`), the
-App's is GitHub (worker/checkout.py::GitHubSource). The pinned fixture and the base commit are read from the base side only, so a patch cannot
-move its own pin or pick the code its witness is replayed on."""
+facts (witness_gate/sources/facts.py: a file at a commit, a commit's tree, a commit's files): the CLI's is git
+(`GitSource`), the App's is GitHub (worker/checkout.py::GitHubSource). The plan, then the change's facts (`Change`,
+carried whole to every property's gate), then each property's pin and the base on demand. The pinned fixture and the
+base commit are read from the base side only, so a patch cannot move its own pin or pick the code its witness is
+replayed on."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from witness_gate.config.lock import Lock, LockError, parse_fixture
 from witness_gate.config.schema import CONFIG_NAME, Config
-from witness_gate.model.canonical import CanonicalError, sha256_hex
+from witness_gate.model.canonical import CanonicalError, patch_digest, sha256_hex
 from witness_gate.pipeline import pytests
 from witness_gate.pipeline.baseline import LazyBase
 from witness_gate.pipeline.discover import PropertyTarget
 from witness_gate.pipeline.session import Pinned
 from witness_gate.rules import plan as plans
+from witness_gate.rules.verdict import Split
 from witness_gate.sandbox import Sandbox
+from witness_gate.sandbox.names import new_top_modules
 from witness_gate.setup.environment import set_up
 from witness_gate.sources.facts import Source
 
@@ -62,3 +68,52 @@ def planned(source: Source, config: Config, changed: list[str], head_sha: str, f
     decided = plans.plan(config, changed, lambda path: source.file_at(path, fork_of()) is not None)
     raw_head = source.file_at(CONFIG_NAME, head_sha) if CONFIG_NAME in changed else None
     return decided, plans.review_head_config(config, raw_head, changed, f"{CONFIG_NAME} (at head {head_sha[:12]})")
+
+
+@dataclass(frozen=True)
+class Change:
+    """The facts of one gated change that every property's gate needs, gathered once before anything runs and carried
+    whole: the CLI hands it on, the App keeps it in its run's details between the head's job and each property's. A new
+    pre-run fact is a field here, filled in `gathered`."""
+
+    head_sha: str
+    base_sha: str
+    head_tree: str
+    patch_digest: str  # base tree against head tree: the exact code under test
+    split: Split
+    new_tests: tuple[str, ...] = ()  # oracle files the change only adds beside a fix: shown, not judged
+    judged_by: tuple[str, ...] = ()  # oracle paths laid over the head from the base (its current oracle)
+    new_modules: tuple[str, ...] = ()  # top-level modules the patch adds (sandbox/names.py): never the judge's
+
+    def provenance(self, **more: Any) -> dict[str, Any]:
+        """Where the code under test came from, for the record (what `replay` checks a directory against)."""
+        return {"head_sha": self.head_sha, "head_tree": self.head_tree, "base_sha": self.base_sha, **more,
+                "oracle_paths": list(self.judged_by)}
+
+    def notes(self) -> tuple[str, ...]:
+        """What a person should know about the whole change, beside every property's result."""
+        return (plans.new_tests_note(self.new_tests),) if self.new_tests else ()
+
+    def as_details(self) -> dict[str, Any]:
+        return {"head_sha": self.head_sha, "base_sha": self.base_sha, "head_tree": self.head_tree,
+                "patch_digest": self.patch_digest, "impl_changed": self.split.impl_changed,
+                "oracle_changed": self.split.oracle_changed, "new_tests": list(self.new_tests),
+                "judged_by": list(self.judged_by), "new_modules": list(self.new_modules)}
+
+    @classmethod
+    def from_details(cls, details: dict[str, Any]) -> "Change":
+        return cls(details["head_sha"], details["base_sha"], details["head_tree"], details["patch_digest"],
+                   Split(bool(details["impl_changed"]), bool(details["oracle_changed"])),
+                   tuple(details["new_tests"]), tuple(details["judged_by"]), tuple(details["new_modules"]))
+
+
+def gathered(source: Source, config: Config, decided: plans.Plan, head_sha: str, base_sha: str, fork: str) -> Change:
+    """The facts of a change the plan gates. `fork`: where the head forked off the base (the changed paths count
+    from there): a top-level module the head adds is one the fork does not have; when the base moved on since, or new
+    tests come beside a fix, the base's current oracle is laid over the head."""
+    head_tree = source.tree_of(head_sha)
+    split = decided.split
+    judged_by = plans.oracle_from_base(config, split.oracle_changed) if fork != base_sha or decided.new_tests else ()
+    return Change(head_sha, base_sha, head_tree, patch_digest(source.tree_of(base_sha), head_tree),
+                  Split(split.impl_changed, split.oracle_changed), decided.new_tests, judged_by,
+                  new_top_modules(split.code, lambda path: source.file_at(path, fork) is not None))

@@ -18,6 +18,9 @@ class Source(Protocol):
     def file_at(self, path: str, sha: str) -> bytes | None:
         """A file's bytes at a commit, or None when it is not there."""
 
+    def tree_of(self, sha: str) -> str:
+        """A commit's tree id."""
+
     def check_out(self, sha: str) -> Path:
         """The commit's files in a folder the sandbox can read (OSError, RuntimeError or ValueError when it cannot)."""
 
@@ -31,6 +34,9 @@ class GitSource:
 
     def file_at(self, path: str, sha: str) -> bytes | None:
         return gitrepo.show(self.repo, sha, path)
+
+    def tree_of(self, sha: str) -> str:
+        return gitrepo.tree_of(self.repo, sha)
 
     def check_out(self, sha: str) -> Path:
         # a folder of its own, readable by the sandbox's uid all the way down (none inside another's 0700 folder)
