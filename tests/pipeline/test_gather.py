@@ -125,8 +125,10 @@ def test_a_change_s_facts_are_gathered_once_from_either_source_and_travel_whole(
     assert change.patch_digest == patch_digest(git_repo.git("rev-parse", "main^{tree}"), change.head_tree)
     assert change.split == Split(impl_changed=True, oracle_changed=False)
     assert change.judged_by == ("tests/", ".witness.yml") and change.new_modules == ("hypothesis", "helpers")
+    # the record says where the changed paths were counted from, so a reviewer can list them again
+    assert change.fork_sha == fork
     assert change.provenance(tree="t") == {"head_sha": head, "head_tree": change.head_tree, "base_sha": base,
-                                           "tree": "t", "oracle_paths": ["tests/", ".witness.yml"]}
+                                           "fork_sha": fork, "tree": "t", "oracle_paths": ["tests/", ".witness.yml"]}
     # what the App keeps in its run's details between jobs is the same change, through JSON
     assert Change.from_details(json.loads(json.dumps(change.as_details()))) == change
     # the head forked off the base itself: its oracle is the base's already, nothing is laid over it

@@ -84,10 +84,12 @@ class Change:
     new_tests: tuple[str, ...] = ()  # oracle files the change only adds beside a fix: shown, not judged
     judged_by: tuple[str, ...] = ()  # oracle paths laid over the head from the base (its current oracle)
     new_modules: tuple[str, ...] = ()  # top-level modules the patch adds (sandbox/names.py): never the judge's
+    fork_sha: str = ""  # where the head forked off the base: the changed paths, hence the split, count from here
 
     def provenance(self, **more: Any) -> dict[str, Any]:
         """Where the code under test came from, for the record (what `replay` checks a directory against)."""
-        return {"head_sha": self.head_sha, "head_tree": self.head_tree, "base_sha": self.base_sha, **more,
+        return {"head_sha": self.head_sha, "head_tree": self.head_tree, "base_sha": self.base_sha,
+                "fork_sha": self.fork_sha, **more,
                 "oracle_paths": list(self.judged_by)}
 
     def notes(self) -> tuple[str, ...]:
@@ -98,13 +100,14 @@ class Change:
         return {"head_sha": self.head_sha, "base_sha": self.base_sha, "head_tree": self.head_tree,
                 "patch_digest": self.patch_digest, "impl_changed": self.split.impl_changed,
                 "oracle_changed": self.split.oracle_changed, "new_tests": list(self.new_tests),
-                "judged_by": list(self.judged_by), "new_modules": list(self.new_modules)}
+                "judged_by": list(self.judged_by), "new_modules": list(self.new_modules), "fork_sha": self.fork_sha}
 
     @classmethod
     def from_details(cls, details: dict[str, Any]) -> "Change":
         return cls(details["head_sha"], details["base_sha"], details["head_tree"], details["patch_digest"],
                    Split(bool(details["impl_changed"]), bool(details["oracle_changed"])),
-                   tuple(details["new_tests"]), tuple(details["judged_by"]), tuple(details["new_modules"]))
+                   tuple(details["new_tests"]), tuple(details["judged_by"]), tuple(details["new_modules"]),
+                   details.get("fork_sha", ""))  # a run gathered before the fork was kept has none
 
 
 def gathered(source: Source, config: Config, decided: plans.Plan, head_sha: str, base_sha: str, fork: str) -> Change:
@@ -116,4 +119,4 @@ def gathered(source: Source, config: Config, decided: plans.Plan, head_sha: str,
     judged_by = plans.oracle_from_base(config, split.oracle_changed) if fork != base_sha or decided.new_tests else ()
     return Change(head_sha, base_sha, head_tree, patch_digest(source.tree_of(base_sha), head_tree),
                   Split(split.impl_changed, split.oracle_changed), decided.new_tests, judged_by,
-                  new_top_modules(split.code, lambda path: source.file_at(path, fork) is not None))
+                  new_top_modules(split.code, lambda path: source.file_at(path, fork) is not None), fork)
