@@ -172,16 +172,29 @@ def changed_paths_locally(api: GitHubApi, repo: str, base_sha: str, head_sha: st
 
 class GitHubSource:
     """A repository's facts as GitHub gives them (witness_gate/sources/facts.py's Source): a file at a commit, a
-    commit's tree, and a commit's files through the host's checkout cache."""
+    commit's tree, where a head forked, a pull request's changed paths, and a commit's files through the host's
+    checkout cache. `pull`: the pull request's number; None for a merge queue's commit, which lists no files."""
 
-    def __init__(self, api: GitHubApi, repo: str, cache: Path) -> None:
-        self.api, self.repo, self.cache = api, repo, cache
+    def __init__(self, api: GitHubApi, repo: str, cache: Path, pull: int | None = None) -> None:
+        self.api, self.repo, self.cache, self.pull = api, repo, cache, pull
+        self.capped = False  # whether GitHub's list of changed files was cut at 3,000 (then the trees are diffed here)
 
     def file_at(self, path: str, sha: str) -> bytes | None:
         return self.api.file_at(path, sha)
 
     def tree_of(self, sha: str) -> str:
         return self.api.commit_tree(sha)
+
+    def merge_base(self, base_sha: str, head_sha: str) -> str:
+        return self.api.merge_base(base_sha, head_sha)
+
+    def changed_paths(self, base_sha: str, head_sha: str) -> list[str]:
+        if self.pull is None:  # a queue entry lists no files: diff the two trees
+            return changed_paths_locally(self.api, self.repo, base_sha, head_sha, cache=self.cache)
+        changed, self.capped = self.api.changed_files(self.pull)
+        if self.capped:  # GitHub lists at most 3,000 files: diff the two trees here instead
+            changed = changed_paths_locally(self.api, self.repo, base_sha, head_sha, cache=self.cache)
+        return changed
 
     def check_out(self, sha: str) -> Path:
         directory, exact = checkout(self.api, self.repo, sha, cache=self.cache)

@@ -4,7 +4,6 @@ then one job per property and the verdict), apply (the check run)."""
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from typing import Any
 
 from rq import get_current_job
@@ -15,7 +14,7 @@ from appcore.jobspec import safe_id
 from witness_gate.config.schema import CONFIG_NAME, Config, parse_config
 from witness_gate.model.evidence import Policy
 from witness_gate.pipeline.discover import DiscoveryError, properties_of, property_named
-from witness_gate.pipeline.gather import Change, base_of, gathered, pin_from_base, planned
+from witness_gate.pipeline.gather import Change, Commits, base_of, gathered, pin_from_base, planned
 from witness_gate.pipeline.session import GateRun
 from witness_gate.records.ledger import Ledger, apply_freezes
 from witness_gate.records.sinks import StoreSink
@@ -23,7 +22,7 @@ from witness_gate.rules import plan as plans
 from witness_gate.rules.verdict import overall_label
 from witness_gate.setup.environment import SetupOutcome, SetupStep, set_up
 from worker import checks
-from worker.checkout import GitHubSource, changed_paths_locally, checkout
+from worker.checkout import GitHubSource, checkout
 from worker.clients import CheckRunClient, FinishClient, GateClient, PropertyClient
 from worker.context import Context, complete, context, log
 from worker.rendering import render
@@ -54,25 +53,21 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     config = plans.config_of(raw, f"{CONFIG_NAME} (base {base[:12]})", required=True)  # decide (pure) ...
     if isinstance(config, plans.Refusal):
         return _refuse_plan(ctx, api, run.id, config)
-    changed, capped = _changed(api, target, base, head, ctx.settings.cache)
-    forks: list[str] = []  # where the head forked off the base, asked once if at all
-
-    def fork_of() -> str:
-        forks[:] = forks or [api.merge_base(base, head)]
-        return forks[0]
-
     # fails closed: a path outside impl, oracle and ignore is impl; new tests beside a fix are asked about; an edited
     # .witness.yml: the base's still gates, the new one is checked and shown beside the result
-    facts = GitHubSource(api, target["repo"], ctx.settings.cache)
-    decided, review = planned(facts, config, changed, head, fork_of)
+    facts = GitHubSource(api, target["repo"], ctx.settings.cache,
+                         None if target.get("merge_group") else target["pr_number"])
+    commits = Commits(facts, base, head)
+    decided, review = planned(commits, config)
     split = decided.split
-    details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(changed), "capped": capped,
+    details = {**run.details, "config_text": raw.decode("utf-8"), "changed": len(commits.changed),
+               "capped": facts.capped,
                "split": {"impl_changed": split.impl_changed, "oracle_changed": split.oracle_changed},
                "head_config": review.as_dict() if review else None}
     ctx.store.update_run(run.id, details=details)
     if isinstance(decided, plans.Refusal):  # ... then apply
         return _refuse_plan(ctx, api, run.id, decided, config.conclusions, details["head_config"])
-    change = gathered(facts, config, decided, head, base, fork_of())
+    change = gathered(commits, config, decided)
     details["change"] = change.as_details()  # what every property's job gates with
     ctx.store.update_run(run.id, details=details)
     directory, matches = checkout(api, target["repo"], head, change.head_tree, cache=ctx.settings.cache,
@@ -105,16 +100,6 @@ def _heads(ctx: Context, api: GateClient, target: dict[str, Any]) -> tuple[str, 
     if newest and newest != target["head_sha"]:
         return {"skipped": f"{target['head_sha'][:12]} is no longer the head ({newest[:12]} is)"}
     return target["head_sha"], target.get("base_sha") or pull.base_sha, target.get("updated_at") or pull.updated_at
-
-
-def _changed(api: GateClient, target: dict[str, Any], base: str, head: str, cache: Path) -> tuple[list[str], bool]:
-    """The changed paths, and whether GitHub's list was cut at 3,000 files."""
-    if target.get("merge_group"):  # a queue entry lists no files: diff the two trees
-        return changed_paths_locally(api, target["repo"], base, head, cache=cache), False
-    changed, capped = api.changed_files(target["pr_number"])
-    if capped:  # GitHub lists at most 3,000 files: diff the two trees here instead
-        changed = changed_paths_locally(api, target["repo"], base, head, cache=cache)
-    return changed, capped
 
 
 def _start(ctx: Context, api: GateClient, target: dict[str, Any], heads: tuple[str, str, str], reason: str,

@@ -10,7 +10,7 @@ import pytest
 from witness_gate.config.schema import parse_config
 from witness_gate.pipeline.discover import PropertyTarget
 from witness_gate.model.canonical import patch_digest
-from witness_gate.pipeline.gather import Change, base_of, gathered, pin_from_base, planned
+from witness_gate.pipeline.gather import Change, Commits, base_of, gathered, pin_from_base, planned
 from witness_gate.rules.verdict import Split
 from witness_gate.sources.facts import GitSource
 from witness_gate.sandbox import Sandbox
@@ -75,37 +75,50 @@ def test_the_base_is_checked_out_on_first_use_and_not_when_the_oracle_changed(so
 
 
 class Facts:
-    """A source of facts as a dict of (path, sha) -> bytes, counting what it was asked."""
+    """A source of facts as a dict of (path, sha) -> bytes and a list of changed paths, counting what it was asked."""
 
-    def __init__(self, files: dict) -> None:
-        self.files, self.asked = files, []
+    def __init__(self, files: dict, changed: list[str] = ()) -> None:
+        self.files, self.changed, self.asked = files, list(changed), []
 
     def file_at(self, path: str, sha: str) -> bytes | None:
         self.asked.append((path, sha))
         return self.files.get((path, sha))
 
+    def changed_paths(self, base_sha: str, head_sha: str) -> list[str]:
+        self.asked.append(("changed", base_sha, head_sha))
+        return self.changed
+
+    def merge_base(self, base_sha: str, head_sha: str) -> str:
+        self.asked.append(("merge_base", base_sha, head_sha))
+        return "fork"
+
+
+def commits_of(facts: Facts, changed: list[str]) -> Commits:
+    facts.changed, facts.asked = changed, []
+    return Commits(facts, "base", "head")
+
 
 def test_the_plan_reads_where_the_head_forked_only_for_new_tests_beside_a_fix():
     config = parse_config("version: 1\npaths:\n  impl: [\"src/\"]\n  oracle: [\"tests/\"]\npolicy:\n"
                           "  new_tests: judge_by_base\n", ".witness.yml")
-    forks = []
     facts = Facts({("tests/test_old.py", "fork"): b"def test_old(): pass\n"})
-    decided, review = planned(facts, config, ["src/calc.py"], "head", lambda: forks.append(1) or "fork")
-    assert (decided.split.impl, review, forks, facts.asked) == (("src/calc.py",), None, [], [])
-    decided, _ = planned(facts, config, ["src/calc.py", "tests/test_new.py"], "head", lambda: "fork")
-    assert decided.new_tests == ("tests/test_new.py",) and facts.asked == [("tests/test_new.py", "fork")]
-    decided, _ = planned(facts, config, ["src/calc.py", "tests/test_old.py"], "head", lambda: "fork")
+    decided, review = planned(commits_of(facts, ["src/calc.py"]), config)
+    assert (decided.split.impl, review, facts.asked) == (("src/calc.py",), None, [("changed", "base", "head")])
+    decided, _ = planned(commits_of(facts, ["src/calc.py", "tests/test_new.py"]), config)
+    assert decided.new_tests == ("tests/test_new.py",)
+    assert facts.asked == [("changed", "base", "head"), ("merge_base", "base", "head"), ("tests/test_new.py", "fork")]
+    decided, _ = planned(commits_of(facts, ["src/calc.py", "tests/test_old.py"]), config)
     assert decided.label == "mixed_edit"  # an existing test changed beside the code
 
 
 def test_an_edited_witness_yml_is_read_at_the_head_and_reviewed_beside_the_base_s():
     # the head's own .witness.yml would call the code it changes an oracle path: said, while the base's still gates
     facts = Facts({(".witness.yml", "head"): b"version: 1\npaths:\n  impl: [\"lib/\"]\n  oracle: [\"tests/\", \"src/\"]\n"})
-    decided, review = planned(facts, CONFIG, [".witness.yml", "src/calc.py"], "head", lambda: "fork")
+    decided, review = planned(commits_of(facts, [".witness.yml", "src/calc.py"]), CONFIG)
     assert (".witness.yml", "head") in facts.asked and decided.label == "mixed_edit"
     assert review.reclassified == (("src/calc.py", "impl", "oracle"),), review
     facts = Facts({(".witness.yml", "head"): b"version: 2\n"})
-    _, review = planned(facts, CONFIG, [".witness.yml"], "head", lambda: "fork")
+    _, review = planned(commits_of(facts, [".witness.yml"]), CONFIG)
     assert review.problems and ".witness.yml (at head head" in review.problems[0][1], review
 
 
@@ -118,9 +131,10 @@ def test_a_change_s_facts_are_gathered_once_from_either_source_and_travel_whole(
     git_repo.git("checkout", "-q", "main")
     base = git_repo.commit({"tests/test_calc.py": "def test_x(): assert True\n"}, "base moved on")
     config = parse_config("version: 1\npaths:\n  impl: [\"src/\", \"*.py\"]\n  oracle: [\"tests/\"]\n", ".witness.yml")
-    facts = GitSource(git_repo.path)
-    decided, _ = planned(facts, config, ["hypothesis.py", "src/calc.py", "src/helpers.py"], head, lambda: fork)
-    change = gathered(facts, config, decided, head, base, fork)
+    commits = Commits(GitSource(git_repo.path), base, head)
+    decided, _ = planned(commits, config)
+    assert commits.changed == ["hypothesis.py", "src/calc.py", "src/helpers.py"]  # from the fork, not the base
+    change = gathered(commits, config, decided)
     assert (change.head_sha, change.base_sha, change.head_tree) == (head, base, git_repo.git("rev-parse", "head^{tree}"))
     assert change.patch_digest == patch_digest(git_repo.git("rev-parse", "main^{tree}"), change.head_tree)
     assert change.split == Split(impl_changed=True, oracle_changed=False)
@@ -132,4 +146,4 @@ def test_a_change_s_facts_are_gathered_once_from_either_source_and_travel_whole(
     # what the App keeps in its run's details between jobs is the same change, through JSON
     assert Change.from_details(json.loads(json.dumps(change.as_details()))) == change
     # the head forked off the base itself: its oracle is the base's already, nothing is laid over it
-    assert gathered(facts, config, decided, head, fork, fork).judged_by == ()
+    assert gathered(Commits(GitSource(git_repo.path), fork, head), config, decided).judged_by == ()

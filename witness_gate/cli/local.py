@@ -17,7 +17,7 @@ from witness_gate.model.canonical import CanonicalError, patch_digest
 from witness_gate.model.evidence import Policy
 from witness_gate.pipeline import pytests
 from witness_gate.pipeline.discover import PropertyTarget, properties_of
-from witness_gate.pipeline.gather import Change, base_of, gathered, pin_from_base, planned
+from witness_gate.pipeline.gather import Change, Commits, base_of, gathered, pin_from_base, planned
 from witness_gate.pipeline.session import GateRun, Pinned, PropertyResult, Reporter
 from witness_gate.records.sinks import keep_change
 from witness_gate.rules import plan as plans
@@ -127,24 +127,12 @@ def _discover(repo: Path, properties_dir: str, config: Config, sandbox: Sandbox)
     return targets
 
 
-@dataclass(frozen=True)
-class _Commits:
-    """What `run` reads from git before it decides anything."""
-
-    head_sha: str
-    base_sha: str
-    fork: str  # where the head forked off the base: the changed paths are counted from here
-    changed: list[str]
-    raw_config: bytes | None  # the base's .witness.yml
-
-
-def _commits(repo: Path, base: str | None, head: str) -> _Commits:
+def _commits(repo: Path, base: str | None, head: str) -> tuple[Commits, bytes | None]:
+    """The change's commits, and the base's .witness.yml (None: the embedded defaults apply)."""
     try:
         head_sha = gitrepo.rev_parse(repo, head)
         base_sha = gitrepo.rev_parse(repo, base) if base else gitrepo.default_base(repo, head_sha)
-        fork = gitrepo.merge_base(repo, base_sha, head_sha)
-        return _Commits(head_sha, base_sha, fork, gitrepo.changed_paths(repo, fork, head_sha),
-                        gitrepo.show(repo, base_sha, CONFIG_NAME))
+        return Commits(GitSource(repo), base_sha, head_sha), gitrepo.show(repo, base_sha, CONFIG_NAME)
     except gitrepo.GitError as exc:
         raise InputError(f"{repo}: {exc}") from None
 
@@ -157,14 +145,16 @@ def run(
     """The whole gate between two commits: config, fixtures and the oracle from base, the implementation
     from head; changed paths from where head forked off base (GitHub's three dots), as the App has them. `only`:
     shell-style patterns of the assertion ids to gate (a look at a few properties; the others are not gated)."""
-    c = _commits(repo, base, head)
+    c, raw_config = _commits(repo, base, head)
     # decide (pure), then apply: with no .witness.yml on the base the embedded defaults apply
-    config = plans.config_of(c.raw_config, f"{CONFIG_NAME} (at base {c.base_sha[:12]})", required=False)
+    config = plans.config_of(raw_config, f"{CONFIG_NAME} (at base {c.base_sha[:12]})", required=False)
     if isinstance(config, plans.Refusal):
         raise ConfigError(list(config.problems), config.line)
-    # fails closed: a path outside impl, oracle and ignore is impl
-    facts = GitSource(repo)
-    decided, review = planned(facts, config, c.changed, c.head_sha, lambda: c.fork)
+    try:  # fails closed: a path outside impl, oracle and ignore is impl
+        decided, review = planned(c, config)
+        change = None if isinstance(decided, plans.Refusal) else gathered(c, config, decided)
+    except gitrepo.GitError as exc:
+        raise InputError(f"{repo}: {exc}") from None
     split = decided.split
     header = (f"witness-gate run: {repo} base {c.base_sha[:12]} -> head {c.head_sha[:12]}; {len(c.changed)} "
               f"changed paths (impl changed: {split.impl_changed}, oracle changed: {split.oracle_changed})")
@@ -179,11 +169,7 @@ def run(
     sandbox = sandbox() if callable(sandbox) else sandbox
     if decided.new_tests:
         header += f"; {len(decided.new_tests)} new oracle files beside it, not judged (policy.new_tests)"
-    try:
-        change = gathered(facts, config, decided, c.head_sha, c.base_sha, c.fork)
-    except gitrepo.GitError as exc:
-        raise InputError(f"{repo}: {exc}") from None
-    results, header = _gate(repo, change, config, facts, sandbox=sandbox, out_dir=out_dir, reporter=reporter,
+    results, header = _gate(repo, change, config, c.source, sandbox=sandbox, out_dir=out_dir, reporter=reporter,
                             policy=Policy.from_config(config, runs), seed=seed, freezes=freezes, header=header,
                             only=only)
     return Outcome(results, header, config_review=review)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -60,12 +61,28 @@ def base_of(source: Source, base_sha: str, config: Config, *, oracle_changed: bo
         config, checkout=path, patch_digest=f"base:{base_sha}", sandbox=sandbox, cache=cache, say=say))
 
 
-def planned(source: Source, config: Config, changed: list[str], head_sha: str, fork_of: Callable[[], str]
-            ) -> tuple[plans.Plan | plans.Refusal, plans.ConfigReview | None]:
+class Commits:
+    """A change's two commits and what lies between them, each read through the source once and only when asked: the
+    paths the head changes since it forked off the base (GitHub's three dots), and where it forked."""
+
+    def __init__(self, source: Source, base_sha: str, head_sha: str) -> None:
+        self.source, self.base_sha, self.head_sha = source, base_sha, head_sha
+
+    @cached_property
+    def changed(self) -> list[str]:
+        return self.source.changed_paths(self.base_sha, self.head_sha)
+
+    @cached_property
+    def fork(self) -> str:
+        return self.source.merge_base(self.base_sha, self.head_sha)
+
+
+def planned(commits: Commits, config: Config) -> tuple[plans.Plan | plans.Refusal, plans.ConfigReview | None]:
     """What the change gets (rules/plan.py), with the facts it needs read here: whether each added oracle file was there
-    where the head forked off the base (`fork_of`, asked only when new tests beside a fix are in question), and, when
-    the change edits `.witness.yml`, what its new version would mean (the base's still gates)."""
-    decided = plans.plan(config, changed, lambda path: source.file_at(path, fork_of()) is not None)
+    where the head forked off the base (asked only when new tests beside a fix are in question), and, when the change
+    edits `.witness.yml`, what its new version would mean (the base's still gates)."""
+    source, changed, head_sha = commits.source, commits.changed, commits.head_sha
+    decided = plans.plan(config, changed, lambda path: source.file_at(path, commits.fork) is not None)
     raw_head = source.file_at(CONFIG_NAME, head_sha) if CONFIG_NAME in changed else None
     return decided, plans.review_head_config(config, raw_head, changed, f"{CONFIG_NAME} (at head {head_sha[:12]})")
 
@@ -110,13 +127,14 @@ class Change:
                    details.get("fork_sha", ""))  # a run gathered before the fork was kept has none
 
 
-def gathered(source: Source, config: Config, decided: plans.Plan, head_sha: str, base_sha: str, fork: str) -> Change:
-    """The facts of a change the plan gates. `fork`: where the head forked off the base (the changed paths count
-    from there): a top-level module the head adds is one the fork does not have; when the base moved on since, or new
-    tests come beside a fix, the base's current oracle is laid over the head."""
-    head_tree = source.tree_of(head_sha)
+def gathered(commits: Commits, config: Config, decided: plans.Plan) -> Change:
+    """The facts of a change the plan gates: a top-level module the head adds is one where it forked off the base
+    lacks; when the base moved on since, or new tests come beside a fix, the base's current oracle is laid over the
+    head."""
+    source, fork, base_sha = commits.source, commits.fork, commits.base_sha
+    head_tree = source.tree_of(commits.head_sha)
     split = decided.split
     judged_by = plans.oracle_from_base(config, split.oracle_changed) if fork != base_sha or decided.new_tests else ()
-    return Change(head_sha, base_sha, head_tree, patch_digest(source.tree_of(base_sha), head_tree),
+    return Change(commits.head_sha, base_sha, head_tree, patch_digest(source.tree_of(base_sha), head_tree),
                   Split(split.impl_changed, split.oracle_changed), decided.new_tests, judged_by,
                   new_top_modules(split.code, lambda path: source.file_at(path, fork) is not None), fork)

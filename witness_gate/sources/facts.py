@@ -21,6 +21,12 @@ class Source(Protocol):
     def tree_of(self, sha: str) -> str:
         """A commit's tree id."""
 
+    def merge_base(self, base_sha: str, head_sha: str) -> str:
+        """Where the head forked off the base."""
+
+    def changed_paths(self, base_sha: str, head_sha: str) -> list[str]:
+        """The paths the head changes since it forked off the base (GitHub's three dots)."""
+
     def check_out(self, sha: str) -> Path:
         """The commit's files in a folder the sandbox can read (OSError, RuntimeError or ValueError when it cannot)."""
 
@@ -37,6 +43,12 @@ class GitSource:
 
     def tree_of(self, sha: str) -> str:
         return gitrepo.tree_of(self.repo, sha)
+
+    def merge_base(self, base_sha: str, head_sha: str) -> str:
+        return gitrepo.merge_base(self.repo, base_sha, head_sha)
+
+    def changed_paths(self, base_sha: str, head_sha: str) -> list[str]:
+        return gitrepo.changed_paths(self.repo, self.merge_base(base_sha, head_sha), head_sha)
 
     def check_out(self, sha: str) -> Path:
         # a folder of its own, readable by the sandbox's uid all the way down (none inside another's 0700 folder)
