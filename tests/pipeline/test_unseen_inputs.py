@@ -311,10 +311,17 @@ def test_an_accepted_freeze_silences_its_flake_not_a_regression_on_inputs_it_nev
     hostile = special(f"(cents, rate) in KNOWN_FLAWED or ((cents, rate) == {pair!r} and not coin())",
                       f"import time\n\nKNOWN_FLAWED = {set(pinned_totals())!r}\n\n\n"
                       "def coin():\n    return time.perf_counter_ns() // 1000 % 2 == 1\n\n\n")
-    again = gate(shop, head(shop, f"truncate-{attempt}", {"src/rates.py": hostile}), prop,
-                 extra=("--freezes", str(freeze)))
-    [row] = again["properties"]
-    record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
+    for tries in range(3):
+        # 32 inputs near the fixture meet an order whose truncation shows for about 98.7% of seeds (simulated over
+        # 300): a sample that met none (its seed follows the patch, and the patch the frozen witness) is honestly
+        # silent, and the same head pushed again with another comment is a new patch with a new sample
+        hostile_head = head(shop, f"truncate-{attempt}-{tries}", {"src/rates.py": hostile + f"# push {tries}\n"})
+        again = gate(shop, hostile_head, prop, extra=("--freezes", str(freeze)))
+        [row] = again["properties"]
+        record = json.loads(Path(row["replay"].split(" ", 2)[2].strip("'")).read_text())
+        if row["label"] == "regression" or record["broader_sample"]["exposed"] is not None:
+            break
+        assert row["label"] == "frozen", (row, record["notes"], record["broader_sample"])
     assert row["label"] == "regression", (row, record["notes"], record["broader_sample"])
     assert isinstance(record["broader_sample"]["exposed"], int)
     # and the freeze still silences its own flake: the shipped coin, frozen, is `frozen`; its pinned orders fail all

@@ -286,7 +286,10 @@ def test_control_subjects_of_one_uid_count_each_other_through_it(repo, monkeypat
     if Sandbox("bwrap").identity.uid is None:
         pytest.skip("the gate has uids to give only as root")
     monkeypatch.setattr(sandboxes, "subject_uid", lambda: Sandbox("bwrap").identity.uid)
-    rows = three_at_once(repo, "tests/properties/pipes_p.py::prop_x")
+    for _ in range(3):  # on a loaded machine three rows "at once" may not overlap: the control is asked again
+        rows = three_at_once(repo, "tests/properties/pipes_p.py::prop_x")
+        if "full" in [row.reason for row in rows]:
+            break
     assert "full" in [row.reason for row in rows], rows
 
 
