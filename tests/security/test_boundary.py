@@ -260,6 +260,71 @@ class Lines:  # no mapping, no sequence
     pass
 
 
+import dataclasses
+
+
+@dataclasses.dataclass
+class Money:  # a value object, as tests compare them: `assert parse(text) == Money(150, "GBP")`
+    cents: int
+    currency: str
+    seen: int = dataclasses.field(default=0, compare=False)  # a field the class itself does not compare
+
+
+def parse(text):
+    amount, currency = text.split()
+    money = Money(int(float(amount) * 100), currency)
+    money.seen += 1
+    return money
+
+
+def parse_truncating(text):  # the regression: "0.29" is 28 cents in binary floating point
+    amount, currency = text.split()
+    return Money(int(float(amount) * 100 // 1), currency)
+
+
+class Slotted:  # its own equality over slots
+    __slots__ = ("name", "size")
+
+    def __init__(self, name, size):
+        self.name, self.size = name, size
+
+    def __eq__(self, other):
+        return isinstance(other, Slotted) and (self.name, self.size) == (other.name, other.size)
+
+    __hash__ = None
+
+
+class EqualToAny:  # the forged answer on an object with attributes: equal to every other of its class
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = None
+
+
+class Chameleon:  # takes on the attributes of what it is compared with, then says equal (the author, attacking)
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        self.__dict__.update(getattr(other, "__dict__", {}))
+        return True
+
+    __hash__ = None
+
+
+class Node:  # objects holding objects: compared by what they hold, all the way down
+    def __init__(self, label, child=None):
+        self.label, self.child = label, child
+
+    def __eq__(self, other):
+        return isinstance(other, Node) and (self.label, self.child) == (other.label, other.child)
+
+    __hash__ = None
+
+
 def poke(token):  # an oracle's object asked for more than a container asks of a member
     try:
         token._ask("__reduce__")
@@ -269,9 +334,10 @@ def poke(token):  # an oracle's object asked for more than a container asks of a
 '''
 
 PROPS = '''
-from shop import (Cart, Colour, OutOfStock, apply, compose, drop_negative, exact, first_two, hide_then_total, hiding_lines,
+from shop import (Cart, Chameleon, Colour, EqualToAny, Lines, Money, Node, OutOfStock, Slotted, apply, compose, drop_negative, exact, first_two, hide_then_total, hiding_lines,
                   lying_total, parts,
-                  distinct, leaked, poke, put_back, row, sort_in_place, squares, Base, Typed)
+                  distinct, leaked, parse, parse_truncating, poke, put_back, row, sort_in_place, squares, Base,
+                  Typed)
 
 
 class Doubled(Base):
@@ -354,7 +420,29 @@ def prop_exact_values(fixture):
 
 
 def prop_compare_objects(fixture):
-    return Cart() == Cart()
+    return Lines() == Lines()
+
+
+def prop_compare_by_attributes(fixture):
+    return (Cart() == Cart() and Cart().add("a", 1) == Cart().add("a", 1) and Cart().add("a", 1) != Cart()
+            and parse("1.50 GBP") == Money(150, "GBP") and parse("1.50 GBP") != Money(150, "EUR")
+            and Money(1, "GBP") != Cart() and Slotted("a", 1) == Slotted("a", 1) and Slotted("a", 1) != Slotted("a", 2)
+            and Node("a", Node("b")) == Node("a", Node("b")) and Node("a", Node("b")) != Node("a", Node("c")))
+
+
+def prop_value_object_regression(fixture):
+    assert parse_truncating("0.29 GBP") == Money(29, "GBP")
+    return True
+
+
+def prop_equal_to_any_object(fixture):
+    assert EqualToAny(1) == EqualToAny(2)
+    return True
+
+
+def prop_chameleon_object(fixture):
+    assert Chameleon(1) == Chameleon(2)
+    return True
 
 
 def prop_truth_of_object(fixture):
@@ -517,9 +605,25 @@ def test_an_implementation_exception_is_a_failure_that_names_where_it_was_raised
 
 
 def test_comparing_an_implementation_object_that_holds_nothing_fails_with_the_documented_error(checkout):
+    # a class compared by identity has nothing here to check its answer by
     row = evaluate(checkout, "prop_compare_objects")
     assert row.outcome == "fail" and row.reason.startswith("raise:NoContents@tests/properties/test_shop.py:"), row
     assert "stays in the implementation's process" in row.detail
+
+
+def test_objects_of_a_class_with_its_own_equality_compare_by_their_attributes(checkout):
+    # found probing the tests a repository already has: `assert parse(text) == Money(150, "GBP")` between two of the
+    # implementation's objects raised NoContents on head and base alike, so a regression there was pre_existing
+    assert (evaluate(checkout, "prop_compare_by_attributes").outcome, None) == ("pass", None)
+    row = evaluate(checkout, "prop_value_object_regression")
+    assert (row.outcome, row.reason) == ("fail", "raise:AssertionError@tests/properties/test_shop.py:" +
+                                         row.reason.rpartition(":")[2]), row
+    assert "Money(cents=28" in row.detail and "Money(cents=29" in row.detail, row.detail
+    # equal to every object of its class, whatever they hold, or taking on what it is shown: its own answer
+    # disagrees with what the two held before it was shown the other
+    for forged in ("prop_equal_to_any_object", "prop_chameleon_object"):
+        row = evaluate(checkout, forged)
+        assert row.outcome == "fail" and row.reason.startswith("raise:ImplementationDisagrees@"), row
 
 
 @pytest.mark.parametrize("name, reason", [

@@ -7,8 +7,10 @@ a mapping of items, as `collections.abc` says it is — compared here as lists, 
 taken before the object is shown the other side (an object told what it is compared with could take that value on:
 found by a reviewer), and the implementation's own answer is asked too, so a regression in `__eq__`, `__lt__` or
 `__contains__` itself is not hidden (found by a second reviewer). When the two disagree the comparison raises
-ImplementationDisagrees, a failure of the test. An object that is none of the three has no equality, order or `in`
-here (NoContents), and neither has an order the contents cannot decide (between mappings, or kinds).
+ImplementationDisagrees, a failure of the test. An object of a class with its own `==` that is none of the three is
+equal by its attributes (`subject/ops.py::state`: a dataclass's compared fields, else its `__dict__` and slots, with
+its class), asked the same way. Anything else has no equality, order or `in` here (NoContents), and neither has an
+order the contents cannot decide (between mappings, kinds, or objects by their attributes).
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ def by_contents(op: str, mine, theirs):
     """What `op` gives on two forms (`mine` a handle's, `theirs` anything's or None); None when the contents decide
     nothing (an order between kinds that have none)."""
     kind, items = mine
+    if kind == "obj":  # by its attributes: equal to an object of the same class holding equal ones, and to nothing else
+        if op not in ("eq", "ne"):
+            return None
+        same = theirs is not None and theirs[0] == "obj" and theirs[1][0] == items[0] and \
+            _same("map", items[1], theirs[1][1])
+        return same if op == "eq" else not same
     if op in ("eq", "ne"):
         same = theirs is not None and theirs[0] == kind and _same(kind, items, theirs[1])
         return same if op == "eq" else not same

@@ -97,9 +97,9 @@ class Handle:
         return said
 
     def _w_without(self, what: str) -> str:
-        return (f"{self._w_name()} stays in the implementation's process and is no sequence, set or mapping: its "
-                f"{what} has no contents here to be checked by; compare the data it gives (its attributes, what its "
-                "methods return) instead")
+        return (f"{self._w_name()} stays in the implementation's process and is no sequence, set or mapping (nor an "
+                f"object of a class with its own == and attributes): its {what} has no contents here to be checked "
+                "by; compare the data it gives (its attributes, what its methods return) instead")
 
     def _w_compare(self, other, op: str) -> bool:
         """The implementation's own answer, which stands only when it agrees with the contents of both sides; its
@@ -107,8 +107,12 @@ class Handle:
         on: found by a reviewer). Raising is an answer too (`pytest.raises(TypeError)` around an order)."""
         peer = self._w_peer
         mine = peer.contents(self)
+        if mine is None and op in ("eq", "ne") and other is not self and not self._w_class():
+            mine = peer.state(self)  # an object of a class with its own `==`: by its attributes
         # the other side's too before the compare: its `__eq__` could change an object of its own it is shown
         theirs = form(other, peer.contents) if mine is not None else None
+        if theirs is None and mine is not None and mine[0] == "obj":
+            theirs = peer.state(other)
         said = peer.ask("compare", self._w_number, name=op, v=other)
         show = lambda: f"{self._w_name()} {SYMBOLS[op]} {type(other).__name__}"  # noqa: E731
         if mine is None and op in ("eq", "ne") and (other is self or self._w_class()):

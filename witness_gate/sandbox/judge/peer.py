@@ -82,16 +82,28 @@ class Peer:
     def contents(self, value):
         """(kind, items) a handle's object reports of itself (a sequence, a set or a mapping's [key, value] pairs),
         or None: anything else, and any value that is no handle."""
+        said = self._reported("contents", value, lambda said: said[0] in KINDS and type(said[1]) is list and (
+            said[0] != "map" or all(type(pair) is list and len(pair) == 2 for pair in said[1])),
+            "contents that are not a kind and its items")
+        return None if said is None else (said[0], said[1])
+
+    def state(self, value):
+        """("obj", [class name, [[attribute, value], ...]]) an object of a class with its own `==` reports of itself,
+        or None: anything else, and any value that is no handle."""
+        said = self._reported("state", value, lambda said: type(said[0]) is str and type(said[1]) is list and all(
+            type(pair) is list and len(pair) == 2 and type(pair[0]) is str for pair in said[1]),
+            "a state that is not a class name and its attributes")
+        return None if said is None else ("obj", said)
+
+    def _reported(self, op: str, value, fits, malformed: str):
+        """What the subject reports of a handle's object (a pair that `fits`), or None; anything else is a fault."""
         if not isinstance(value, Handle):
             return None
-        said = self.ask("contents", value._w_number)
-        if said is None:
-            return None
-        if type(said) is not list or len(said) != 2 or said[0] not in KINDS or type(said[1]) is not list or (
-                said[0] == "map" and not all(type(pair) is list and len(pair) == 2 for pair in said[1])):
-            self.fault = self.fault or WireFault("malformed", "contents that are not a kind and its items")
+        said = self.ask(op, value._w_number)
+        if said is not None and (type(said) is not list or len(said) != 2 or not fits(said)):
+            self.fault = self.fault or WireFault("malformed", malformed)
             raise self.fault
-        return said[0], said[1]
+        return said
 
     def call(self, number: int, args: tuple, kwargs: dict):
         other = self._other

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import _pickle
 import copy
+import dataclasses
 import operator
 
 from witness_gate.sandbox.subject.received import subclass
@@ -32,6 +33,29 @@ def contents(target):
     if isinstance(target, abc.Sequence):
         return ["seq", list(target)]
     return None
+
+
+def state(target):
+    """What an object of a class with its own `==` holds, for its equality to be checked by: [its class's name,
+    [[attribute, value], ...]] (a dataclass's compared fields; else its `__dict__` and slots), or None (a class, an
+    object compared by identity, one that holds no attribute)."""
+    kind = type(target)
+    if isinstance(target, type) or kind.__eq__ is object.__eq__:
+        return None
+    if dataclasses.is_dataclass(kind):
+        held = [[field.name, getattr(target, field.name)] for field in dataclasses.fields(target) if field.compare]
+    else:
+        own = getattr(target, "__dict__", None)
+        held = sorted([name, value] for name, value in own.items() if type(name) is str) if type(own) is dict else []
+        slots = [name for cls in kind.__mro__ for name in _slots(cls)]
+        held += [[name, getattr(target, name)] for name in sorted(set(slots)) if hasattr(target, name)]
+    return [f"{kind.__module__}.{kind.__qualname__}", held] if held else None
+
+
+def _slots(cls) -> list[str]:
+    names = cls.__dict__.get("__slots__", ())
+    names = [names] if isinstance(names, str) else list(names)
+    return [name for name in names if isinstance(name, str) and name not in ("__dict__", "__weakref__")]
 
 
 
@@ -95,6 +119,7 @@ OBJECT_OPS = {
     "deepcopy": _deepcopy,
     "unary": lambda server, target, message: _UNARY[str(message.get("name"))](target),
     "contents": lambda server, target, message: contents(target),
+    "state": lambda server, target, message: state(target),
     "bool": lambda server, target, message: bool(target),
     "hash": lambda server, target, message: hash(target),
     "contains": lambda server, target, message: server.decode(message.get("v")) in target,

@@ -13,7 +13,7 @@ OP is one of OPS; "h" names the subject object a request is about.
 from __future__ import annotations
 
 OPS = frozenset({"import", "getattr", "setattr", "delattr", "call", "iter", "next", "len", "getitem", "setitem",
-                 "delitem", "contains", "repr", "str", "compare", "hash", "bool", "contents", "arith", "unary",
+                 "delitem", "contains", "repr", "str", "compare", "hash", "bool", "contents", "state", "arith", "unary",
                  "subclass", "isinstance", "issubclass", "instance_of", "subclass_of", "pickle", "unpickle", "copy",
                  "deepcopy"})
 MAX_NAME = 200
