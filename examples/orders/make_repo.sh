@@ -3,21 +3,5 @@
 # Usage: examples/orders/make_repo.sh DEST   (DEST must not exist yet)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-dest=${1:?usage: make_repo.sh DEST}
-if [ -e "$dest" ]; then
-  echo "make_repo.sh: $dest already exists; pick a new directory" >&2
-  exit 2
-fi
-mkdir -p "$dest"
-cp -R "$here/base/." "$dest/"
-cd "$dest"
-git init -q -b main
-git config user.name "Example Shop"
-git config user.email "shop@example.invalid"
-git add -A
-git commit -q -m "Shop: orders, rates and their properties"
-git checkout -q -b agent-patch
-cp -R "$here/head/." "$dest/"
-git add -A
-git commit -q -m "Agent patch: bulk discount and a quote cache fast path"
-echo "$dest: base = main, head = agent-patch"
+exec bash "$here/../base_and_head.sh" orders "${1:-}" "Example Shop" "shop@example.invalid" \
+  "Shop: orders, rates and their properties"
