@@ -130,3 +130,40 @@ def test_a_regression_the_seeded_search_finds_every_time_stays_a_regression(git_
                                                   [(r.outcome, r.reason) for r in rows])
     assert result.evidence.witness == {} and result.evidence.example_replays, result.evidence.witness
     assert result.record["example_replays"]  # what the example did alone stays on the record
+
+
+def test_a_search_ended_as_unsteady_before_any_final_example_keeps_the_last_example_it_saw_fail():
+    """Found looping bidict's set-order head: one gate run in thirty, Hypothesis's own search ended in FlakyFailure
+    ("Inconsistent results from replaying a test case") before it ran any final example, so no example was kept, the
+    seeded search was the witness and failed every replay: `regression` where the bug is a flake. The judge now keeps
+    the last example the search saw fail, for such a search only. Here the search's data generation wavers (an
+    unsteady search ended the same way, before any final example), in the judge's own hook of Hypothesis."""
+    from hypothesis import given, settings, strategies as st
+    from hypothesis.errors import Flaky
+
+    from witness_gate.sandbox.judge.examples import Examples
+
+    calls: list[int] = []
+
+    @settings(database=None, derandomize=True, max_examples=200)
+    @given(st.data())
+    def test_wavering(data):
+        calls.append(1)
+        n = data.draw(st.integers(0, 3))
+        if len(calls) % 2 == 0:  # every other call draws once more: Hypothesis finds the test unsteady
+            data.draw(st.integers(0, 3))
+        assert n < 2
+
+    examples = Examples(None)
+    examples.install()
+    try:
+        examples.current = "tests/test_w.py::test_wavering"
+        with pytest.raises(Flaky):
+            test_wavering()
+    finally:
+        examples.uninstall()
+    assert examples.found == {}  # no final example: Hypothesis stopped before it ran one
+    assert examples.witness("tests/test_w.py::test_wavering", test_wavering) is None  # a steady failure needs one
+    kept = examples.witness("tests/test_w.py::test_wavering", test_wavering, unsteady=True)
+    assert recorded(kept) and kept["case"] == "tests/test_w.py::test_wavering", kept
+    assert reproduce_failure(kept).startswith("@reproduce_failure(")

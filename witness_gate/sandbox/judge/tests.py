@@ -164,7 +164,7 @@ def judged(reports: Reports, code: int, nodeid: str, named, blame, usable) -> tu
             detail = (detail + "\n" + reports.examples.said.strip())[:MAX_DETAIL]
         more: dict = {"unsteady": True} if unsteady else {}
         found = None if replay is not None else reports.examples.witness(report.nodeid,
-                                                                         reports.functions.get(report.nodeid))
+                                                                         reports.functions.get(report.nodeid), unsteady)
         if found is not None:
             more["witness"] = found
         if replay is None and found is None:  # a Hypothesis example names its one case itself
