@@ -315,6 +315,41 @@ class Chameleon:  # takes on the attributes of what it is compared with, then sa
     __hash__ = None
 
 
+class Link:  # a linked list of value objects: nested as deep as it is long (found by a reviewer at 170)
+    def __init__(self, value, nxt=None):
+        self.value, self.nxt = value, nxt
+
+    def __eq__(self, other):
+        return isinstance(other, Link) and self.value == other.value and self.nxt == other.nxt
+
+    __hash__ = None
+
+
+def chain(n):
+    head = None
+    for value in range(n):
+        head = Link(value, head)
+    return head
+
+
+class TreeNode:  # a parent pointer its own == leaves out (found by a reviewer: a RecursionError)
+    def __init__(self, value, parent=None):
+        self.value, self.parent, self.children = value, parent, []
+        if parent is not None:
+            parent.children.append(self)
+
+    def __eq__(self, other):
+        return isinstance(other, TreeNode) and (self.value, self.children) == (other.value, other.children)
+
+    __hash__ = None
+
+
+def tree():
+    root = TreeNode("root")
+    TreeNode("leaf", TreeNode("branch", root))
+    return root
+
+
 class Node:  # objects holding objects: compared by what they hold, all the way down
     def __init__(self, label, child=None):
         self.label, self.child = label, child
@@ -334,7 +369,7 @@ def poke(token):  # an oracle's object asked for more than a container asks of a
 '''
 
 PROPS = '''
-from shop import (Cart, Chameleon, Colour, EqualToAny, Lines, Money, Node, OutOfStock, Slotted, apply, compose, drop_negative, exact, first_two, hide_then_total, hiding_lines,
+from shop import (Cart, Chameleon, Colour, EqualToAny, chain, tree, Lines, Money, Node, OutOfStock, Slotted, apply, compose, drop_negative, exact, first_two, hide_then_total, hiding_lines,
                   lying_total, parts,
                   distinct, leaked, parse, parse_truncating, poke, put_back, row, sort_in_place, squares, Base,
                   Typed)
@@ -438,6 +473,14 @@ def prop_value_object_regression(fixture):
 def prop_equal_to_any_object(fixture):
     assert EqualToAny(1) == EqualToAny(2)
     return True
+
+
+def prop_long_chain(fixture):
+    return chain(100) == chain(100)
+
+
+def prop_tree_with_parents(fixture):
+    return tree() == tree()
 
 
 def prop_chameleon_object(fixture):
@@ -619,8 +662,14 @@ def test_objects_of_a_class_with_its_own_equality_compare_by_their_attributes(ch
     assert (row.outcome, row.reason) == ("fail", "raise:AssertionError@tests/properties/test_shop.py:" +
                                          row.reason.rpartition(":")[2]), row
     assert "Money(cents=28" in row.detail and "Money(cents=29" in row.detail, row.detail
-    # equal to every object of its class, whatever they hold, or taking on what it is shown: its own answer
-    # disagrees with what the two held before it was shown the other
+    # a parent pointer its == leaves out: the pair already being compared further out is equal there
+    assert (evaluate(checkout, "prop_tree_with_parents").outcome, None) == ("pass", None)
+    # nested deeper than the judge checks: no check, as before, never a transport fault (a hold)
+    row = evaluate(checkout, "prop_long_chain")
+    assert row.outcome == "fail" and row.reason.startswith("raise:NoContents@"), row
+    # equal to every object of its class, whatever they hold, or taking on in its == what it is shown: its own answer
+    # disagrees with what the two held before it was shown the other (an object that lies about its attributes
+    # while they are read is the implementation's to build on both sides: docs/SECURITY.md)
     for forged in ("prop_equal_to_any_object", "prop_chameleon_object"):
         row = evaluate(checkout, forged)
         assert row.outcome == "fail" and row.reason.startswith("raise:ImplementationDisagrees@"), row

@@ -122,7 +122,7 @@ class Handle:
             return checked(op, said, (other is self) == (op == "eq"), show)
         if mine is None:
             raise NoContents(self._w_without(SYMBOLS[op]))
-        expected = by_contents(op, mine, theirs)
+        expected = by_attributes(self, other, op, mine, theirs) if mine[0] == "obj" else by_contents(op, mine, theirs)
         if expected is None:
             raise NoContents(f"{show()}: no {SYMBOLS[op]} between these by their contents, which could check the "
                              f"implementation's answer ({said})")
@@ -164,6 +164,28 @@ class Handle:
 
     def _w_name(self) -> str:
         return f"<{self._w_type} object of the implementation>"
+
+
+MAX_NESTING = 48  # objects compared by attributes inside one another: deeper has no check here (NoContents)
+_COMPARING: list[tuple[int, int]] = []  # the pairs being compared by attributes, outermost first
+
+
+def by_attributes(mine_handle: Handle, other, op: str, mine, theirs):
+    """by_contents for two objects compared by their attributes, which may hold each other: a pair already being
+    compared further out is taken as equal there (a tree's parent pointer, a cycle: the outer comparison decides),
+    and nesting past MAX_NESTING is no check here. Found by a reviewer: a chain of 170 value objects overflowed the
+    judge's stack, a transport fault (a hold) where the test had been green."""
+    pair = (mine_handle._w_number, other._w_number if isinstance(other, Handle) else id(other))
+    if pair in _COMPARING:
+        return op == "eq"
+    if len(_COMPARING) >= MAX_NESTING:
+        raise NoContents(f"{mine_handle._w_name()} {SYMBOLS[op]} {type(other).__name__}: objects nested more than "
+                         f"{MAX_NESTING} deep in each other's attributes have no check here")
+    _COMPARING.append(pair)
+    try:
+        return by_contents(op, mine, theirs)
+    finally:
+        _COMPARING.pop()
 
 
 _SUBJECT_MEMO = "witness-gate: the subject's memo"

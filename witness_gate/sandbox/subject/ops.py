@@ -8,6 +8,7 @@ import _pickle
 import copy
 import dataclasses
 import operator
+import sys
 
 from witness_gate.sandbox.subject.received import subclass
 from witness_gate.sandbox.wire.forms import MAX_TEXT
@@ -38,9 +39,11 @@ def contents(target):
 def state(target):
     """What an object of a class with its own `==` holds, for its equality to be checked by: [its class's name,
     [[attribute, value], ...]] (a dataclass's compared fields; else its `__dict__` and slots), or None (a class, an
-    object compared by identity, one that holds no attribute)."""
+    object compared by identity, one that holds no attribute, and the standard library's: a `uuid.UUID` equals by its
+    number alone, whatever else its slots hold (found by a reviewer))."""
     kind = type(target)
-    if isinstance(target, type) or kind.__eq__ is object.__eq__:
+    if isinstance(target, type) or kind.__eq__ is object.__eq__ or \
+            str(kind.__module__).partition(".")[0] in sys.stdlib_module_names:
         return None
     if dataclasses.is_dataclass(kind):
         held = [[field.name, getattr(target, field.name)] for field in dataclasses.fields(target) if field.compare]
