@@ -78,6 +78,11 @@ def exact():
     return Decimal("0.1"), Fraction(1, 3), Point(1, 2), Colour.BLUE
 
 
+def an_id():
+    import uuid
+    return uuid.UUID(int=5)
+
+
 class Liar(int):
     def __lt__(self, other):
         return False
@@ -369,7 +374,7 @@ def poke(token):  # an oracle's object asked for more than a container asks of a
 '''
 
 PROPS = '''
-from shop import (Cart, Chameleon, Colour, EqualToAny, chain, tree, Lines, Money, Node, OutOfStock, Slotted, apply, compose, drop_negative, exact, first_two, hide_then_total, hiding_lines,
+from shop import (Cart, Chameleon, Colour, EqualToAny, an_id, chain, tree, Lines, Money, Node, OutOfStock, Slotted, apply, compose, drop_negative, exact, first_two, hide_then_total, hiding_lines,
                   lying_total, parts,
                   distinct, leaked, parse, parse_truncating, poke, put_back, row, sort_in_place, squares, Base,
                   Typed)
@@ -449,9 +454,11 @@ def prop_oracle_iterators_and_paths(fixture):
 def prop_exact_values(fixture):
     from decimal import Decimal
     from fractions import Fraction
+    from uuid import UUID
     d, f, p, c = exact()
     return (type(d) is Decimal and d == Decimal("0.1") and f == Fraction(1, 3) and p.x == 1 and p == (1, 2)
-            and c is Colour.BLUE and c.value == 2 and Colour.NAVY is c and Colour["NAVY"] is c)
+            and c is Colour.BLUE and c.value == 2 and Colour.NAVY is c and Colour["NAVY"] is c
+            and an_id() == UUID(int=5) and an_id() != UUID(int=6) and type(an_id()) is UUID)  # a reviewer: it bounced
 
 
 def prop_compare_objects(fixture):

@@ -6,10 +6,12 @@ The tree: null, booleans, strings, finite floats and ints of fewer than INT_BITS
 other value is an object with one key:
   T tuple, D dict (list of [key, value]), S set, Z frozenset, B bytes (base64), A bytearray (base64),
   I int (hex, when it is too long for decimal), F float that JSON has not (nan, inf, -inf), C complex [re, im],
-  N Decimal (its str), Q Fraction [numerator, denominator], W date/time [kind, fields], L slice [start, stop, step],
+  N Decimal (its str), Q Fraction [numerator, denominator], W date/time [kind, fields], M UUID (its hex),
+  L slice [start, stop, step],
   V range [start, stop, step];
   and the sides' own: H handle, K callback, E enum member, G enum class, U named tuple, X exception,
-  Y exception class; from the judge only, J an iterator (its items, read in the judge) and P a path [kind, text].
+  Y exception class, R an object lent by reference; from the judge only, J an iterator (its items, read in the
+  judge), P a path [kind, text] and O a standard class by name.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ def encode(value, other, depth: int = 0):
             return {"N": str(value)}
         if kind.__name__ == "Fraction":
             return {"Q": [inner(value.numerator), inner(value.denominator)]}
+        if kind.__name__ == "UUID":  # `assert item.id == UUID(...)`: equal by its number, as data
+            return {"M": value.hex}
         if kind.__name__ in ("datetime", "date", "time", "timedelta"):
             try:
                 return {"W": _time_fields(value)}
@@ -83,7 +87,7 @@ def encode(value, other, depth: int = 0):
     return other(value, inner)
 
 
-_STANDARD = {"decimal", "fractions", "datetime"}
+_STANDARD = {"decimal", "fractions", "datetime", "uuid"}
 
 
 def _time_fields(value) -> list:
@@ -206,6 +210,14 @@ def _fraction(body, inner):
     return fractions.Fraction(numerator, denominator)
 
 
+def _uuid(body, inner):
+    import uuid
+
+    if type(body) is not str or len(body) != 32:
+        raise ValueError("not a UUID")
+    return uuid.UUID(hex=body)
+
+
 def _range(body, inner) -> range:
     start, stop, step = (inner(part) for part in _items(body))
     if not all(type(part) is int for part in (start, stop, step)):
@@ -235,6 +247,7 @@ _PLAIN = {
     "C": _complex,
     "N": _decimal,
     "Q": _fraction,
+    "M": _uuid,
     "W": lambda body, inner: _time_value(_items(body)),
     "L": _slice,
     "V": _range,
