@@ -135,7 +135,9 @@ properties:
   the search only because of what ran before it in that process (a cache, a counter), so the search is the
   witness and decides, and the example's own replays stay on the record (`example_replays`). A test Hypothesis
   cannot replay that way (a state machine, an explicit `@example`, several failures at once) keeps the empty
-  payload, and its replays re-run the seeded search.
+  payload, and its replays re-run the seeded search. A search Hypothesis itself ends as unsteady before it
+  shrank to a final example (`FlakyFailure`: "Inconsistent results from replaying a test case") keeps the last
+  example it saw fail as the witness, so a set-order bug is judged by that example's replays, not by the search's.
 - Replays that disagree make a `flake`. A property already seen to give two results (a pass before its first
   failure, Hypothesis seeing one example fail and pass, its `FlakyFailure`, or a witness whose every replay
   passed after it failed) has its witness replayed on, one at a time, until a replay disagrees or 4 x
