@@ -43,7 +43,9 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
     if isinstance(heads, dict):
         return heads
     head, base, updated = heads
-    raw = api.file_at(CONFIG_NAME, base)
+    facts = GitHubSource(api, target["repo"], ctx.settings.cache,
+                         None if target.get("merge_group") else target["pr_number"])
+    raw = facts.file_at(CONFIG_NAME, base)
     if raw is None:  # the repository never opted in: no check run and no comment on any of its heads
         return {"skipped": f"no {CONFIG_NAME} on the base {base[:12]}"}
     started = _start(ctx, api, target, (head, base, updated), reason, delivery)
@@ -55,8 +57,6 @@ def gate_head(ctx: Context, api: GateClient, target: dict[str, Any], reason: str
         return _refuse_plan(ctx, api, run.id, config)
     # fails closed: a path outside impl, oracle and ignore is impl; new tests beside a fix are asked about; an edited
     # .witness.yml: the base's still gates, the new one is checked and shown beside the result
-    facts = GitHubSource(api, target["repo"], ctx.settings.cache,
-                         None if target.get("merge_group") else target["pr_number"])
     commits = Commits(facts, base, head)
     decided, review = planned(commits, config)
     split = decided.split

@@ -132,7 +132,8 @@ def _commits(repo: Path, base: str | None, head: str) -> tuple[Commits, bytes | 
     try:
         head_sha = gitrepo.rev_parse(repo, head)
         base_sha = gitrepo.rev_parse(repo, base) if base else gitrepo.default_base(repo, head_sha)
-        return Commits(GitSource(repo), base_sha, head_sha), gitrepo.show(repo, base_sha, CONFIG_NAME)
+        facts = GitSource(repo)
+        return Commits(facts, base_sha, head_sha), facts.file_at(CONFIG_NAME, base_sha)
     except gitrepo.GitError as exc:
         raise InputError(f"{repo}: {exc}") from None
 

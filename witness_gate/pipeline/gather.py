@@ -124,7 +124,7 @@ class Change:
         return cls(details["head_sha"], details["base_sha"], details["head_tree"], details["patch_digest"],
                    Split(bool(details["impl_changed"]), bool(details["oracle_changed"])),
                    tuple(details["new_tests"]), tuple(details["judged_by"]), tuple(details["new_modules"]),
-                   details.get("fork_sha", ""))  # a run gathered before the fork was kept has none
+                   details["fork_sha"])
 
 
 def gathered(commits: Commits, config: Config, decided: plans.Plan) -> Change:

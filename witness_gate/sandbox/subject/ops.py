@@ -39,8 +39,8 @@ def contents(target):
 def state(target):
     """What an object of a class with its own `==` holds, for its equality to be checked by: [its class's name,
     [[attribute, value], ...]] (a dataclass's compared fields; else its `__dict__` and slots), or None (a class, an
-    object compared by identity, one that holds no attribute, and the standard library's: a `uuid.UUID` equals by its
-    number alone, whatever else its slots hold (found by a reviewer))."""
+    object compared by identity, one that holds no attribute, and the standard library's, whose equality is its own: a
+    `uuid.UUID`'s ignored its `is_safe` slot (found by a reviewer; UUIDs now cross as data))."""
     kind = type(target)
     if isinstance(target, type) or kind.__eq__ is object.__eq__ or \
             str(kind.__module__).partition(".")[0] in sys.stdlib_module_names:
