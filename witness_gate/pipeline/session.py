@@ -146,6 +146,7 @@ class GateRun(UnseenInputs):
         refused = self.split.mixed or bool(binding.missing()) or bool(holds)
         if not refused and pinned.fixture is not None:
             runner = self._head_runner(target, binding.seed)
+            drawn = self._drawing(target, binding, pinned.fixture.payload)  # while the pinned rows run
             try:
                 asked = self._failed_before(target, binding, pinned.fixture.payload, runner) \
                     if self.base is not None else None
@@ -155,7 +156,7 @@ class GateRun(UnseenInputs):
                     notes += self._on_base(target, binding, evidence, pinned.fixture.payload, runner)
                 elif not evidence.failed_once and not evidence.transport and (
                         not target.node or any(row.searched for row in evidence.first)):
-                    evidence = self._broader(target, binding, pinned.fixture.payload, runner, evidence, notes)
+                    evidence = self._broader(target, binding, pinned.fixture.payload, runner, evidence, notes, drawn)
                 elif evidence.frozen and (not target.node or evidence.witness):  # a test's: a Hypothesis example
                     evidence = self._beside_freeze(target, binding, pinned.fixture.payload, runner, evidence, notes)
             finally:

@@ -7,7 +7,9 @@ A part of `GateRun` (witness_gate/pipeline/session.py), whose runners, policy an
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from witness_gate.model.canonical import CanonicalError
@@ -24,11 +26,20 @@ from witness_gate.sources import safefs
 class UnseenInputs:
     """The broader sample of one property, run by a `GateRun`."""
 
+    def _drawing(self, target: PropertyTarget, binding: Binding, payload: Any) -> Future | None:
+        """The sample's inputs, drawn on a thread of their own while the pinned payload's rows run (they mostly wait on
+        the sandboxes); None when this property will have no drawn sample."""
+        if not self.policy.broader_sample or self.base is None or target.node:
+            return None
+        seed = sample_seed(self._sample_secret(), binding.patch_digest, binding.property_id)
+        constants = self._constants(target)
+        return in_background(lambda: draw(payload, self.policy.broader_sample, seed, constants))
+
     def _broader(self, target: PropertyTarget, binding: Binding, payload: Any, head: Callable[[Any], Evaluation],
-                 evidence: Evidence, notes: list[str]) -> Evidence:
+                 evidence: Evidence, notes: list[str], drawn: Future | None = None) -> Evidence:
         """The broader sample once the pinned payload passed (witness_gate/pipeline/broader.py), from a seed of the gate's
         secret and the patch digest: inputs drawn here that reach only the judge, or for a Hypothesis test its search again
-        with that seed."""
+        with that seed (`drawn`: the inputs `_drawing` began)."""
         if not self.policy.broader_sample:
             return evidence
         if self.base is None:
@@ -37,7 +48,8 @@ class UnseenInputs:
         seed = sample_seed(self._sample_secret(), binding.patch_digest, binding.property_id)
         if not target.node:
             try:
-                inputs = draw(payload, self.policy.broader_sample, seed, self._constants(target))
+                inputs = drawn.result() if drawn is not None else \
+                    draw(payload, self.policy.broader_sample, seed, self._constants(target))
             except (RecursionError, CanonicalError):  # nested deeper than Python's stack: varied nowhere, said so
                 notes.append("broader sample: not run, the pinned payload is nested too deep to vary")
                 return evidence
@@ -108,3 +120,16 @@ class UnseenInputs:
             return constants_of(safefs.read_inside(self.checkout, target.relpath, max_bytes=1 << 20))
         except (OSError, safefs.UnsafePath):
             return ()
+
+
+def in_background(work: Callable[[], Any]) -> Future:
+    """`work` on a daemon thread of its own: its result, or what it raised, when asked."""
+    future: Future = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as exc:  # noqa: BLE001 - raised again where the result is asked for
+            future.set_exception(exc)
+    threading.Thread(target=run, name="witness-draw", daemon=True).start()
+    return future
