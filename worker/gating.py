@@ -196,7 +196,8 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     if ctx.current_head(target) != run.head_sha:
         return {"skipped": "superseded"}
     config = parse_config(run.details["config_text"], CONFIG_NAME)
-    change = Change.from_details(run.details["change"])  # gathered once, by gate_head
+    facts = GitHubSource(api, target["repo"], ctx.settings.cache)
+    change = _change_of(run, facts, config)
     directory, _matches = checkout(api, target["repo"], run.head_sha, cache=ctx.settings.cache, base_sha=run.base_sha,
                                    oracle=change.judged_by)
     prop = property_named(directory, config, assertion_id)  # a command's names were listed by gate_head
@@ -208,7 +209,6 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
     if not holds:  # the set-up runs the head's code too: only in the sandbox, only on the exact code
         setup = set_up(config, checkout=directory, patch_digest=change.patch_digest, sandbox=sandbox,
                        cache=ctx.settings.cache / "witness-envs", say=reporter.say)
-    facts = GitHubSource(api, target["repo"], ctx.settings.cache)
     ledger = Ledger(ctx.store)
     ledger.expire_due()
     policy = Policy.from_config(config, target.get("runs"))  # `/witness replay N`: N replays of each witness
@@ -222,6 +222,18 @@ def gate_property(ctx: Context, api: PropertyClient, run_id: str, target: dict[s
                    sample_secret=sample_secret(ctx.settings))
     result = gate.gate_one(prop, pin_from_base(facts, run.base_sha, config)(prop))
     return {"assertion_id": assertion_id, "label": result.verdict.label}
+
+
+def _change_of(run, facts: GitHubSource, config: Config) -> Change:
+    """The change gate_head gathered once for every property's job; a run a worker of an earlier version started kept
+    none (its jobs outlive a deploy), and is gathered again here from the same two commits, as gate_head would."""
+    if "change" in run.details:
+        return Change.from_details(run.details["change"])
+    commits = Commits(facts, run.base_sha, run.head_sha)
+    decided, _review = planned(commits, config)
+    if isinstance(decided, plans.Refusal):  # the run fanned out, so its plan ran properties then
+        raise RuntimeError(f"the run {run.id} no longer plans any property: {decided.title}")
+    return gathered(commits, config, decided)
 
 
 def sample_secret(settings) -> bytes:

@@ -21,7 +21,7 @@ from witness_gate.records.ledger import Ledger
 from worker import checks
 from worker.buttons import press
 from worker.context import Context, complete
-from worker.gating import _start, gate_head
+from worker.gating import _start, gate_head, gate_property
 from worker.people import answer_comment
 
 QUIET = "version: 1\npaths:\n  ignore: [README.md]\n"  # a README-only change is skipped: nothing runs
@@ -204,3 +204,21 @@ def test_a_merge_queue_entry_is_gated_on_its_merge_commit_and_reported_there(ctx
     [run] = double.runs_for(merge)
     assert run["conclusion"] == "failure" and run["output"]["title"].startswith("mixed_edit")
     assert double.calls_to("GET", "/pulls/") == []  # nothing asked of a pull request: the event names the heads
+
+
+def test_a_property_job_of_a_run_an_earlier_version_started_gathers_the_change_again(ctx, double, tmp_path):
+    # a deploy between a run's fan-out and its property jobs: the earlier worker kept no gathered change in the run,
+    # and each of its jobs ended in a KeyError (a hold: "press Replay") instead of gating
+    name, _ = make_pull(double, tmp_path, {"src/calc.py": GOOD + "\n# tidy\n"})
+    job = routed_job("pull_request", pull_request_event(double, name, 7))
+    target = job.kwargs["target"]
+    ctx.mark_head(target, double.sha(name, "patch"), "2026-01-01T00:00:00Z")
+    assert gate_head(ctx, ctx.api(target), **job.kwargs)["properties"] >= 1
+    [(func, kwargs), *_] = [entry for entry in queued(ctx) if entry[0] == "worker.jobs.run_property"]
+    run = ctx.store.get_run(kwargs["run_id"])
+    kept = run.details.pop("change")
+    ctx.store.update_run(run.id, details=run.details)  # as the earlier version left it
+    done = gate_property(ctx, ctx.api(kwargs["target"]), kwargs["run_id"], kwargs["target"], kwargs["assertion_id"])
+    assert done == {"assertion_id": kwargs["assertion_id"], "label": "pass"}, done
+    [attempt] = [a for a in ctx.store.attempts(run.id) if a.assertion_id == kwargs["assertion_id"]]
+    assert attempt.record["patch_digest"] == kept["patch_digest"]  # the same change, gathered again
