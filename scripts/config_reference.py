@@ -133,7 +133,9 @@ properties:
   search (the empty payload) is replayed as the unshrunk input; when that fails on every replay and Hypothesis
   never saw an example fail and pass in it (looked at up to 4 x `policy.runs` times), the example failed inside
   the search only because of what ran before it in that process (a cache, a counter), so the search is the
-  witness and decides, and the example's own replays stay on the record (`example_replays`). A test Hypothesis
+  witness and decides, and the example's own replays stay on the record (`example_replays`); a search whose
+  first run already saw an example fail and pass, with an example that fails some replays and passes others,
+  is a flake as it stands, and its search is not replayed (those replays could decide nothing). A test Hypothesis
   cannot replay that way (a state machine, an explicit `@example`, several failures at once) keeps the empty
   payload, and its replays re-run the seeded search. A search Hypothesis itself ends as unsteady before it
   shrank to a final example (`FlakyFailure`: "Inconsistent results from replaying a test case") keeps the last

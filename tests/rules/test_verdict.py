@@ -260,6 +260,23 @@ def test_an_example_that_fails_on_few_layouts_is_replayed_longer_once_its_search
     assert decide(evidence_).label == "flake"
 
 
+@pytest.mark.parametrize("unsteady, searches, label", [(True, 0, "flake"), (False, 5 * UNSTEADY_RUNS, "regression")])
+def test_an_example_whose_replays_disagree_after_its_search_wavered_needs_no_search_replays(unsteady, searches, label):
+    # the search's own series decides nothing once its first run wavered (FlakyFailure) and its example both failed
+    # and passed alone: five searches of a set-order flake (natsort: about five seconds of a twelve-second gate run);
+    # a search that never wavered is still replayed, and failing every time it is the witness (distorted_example)
+    example = {"hypothesis": "6", "choices": "AA==", "case": "t.py::t"}
+
+    def row(p, n):
+        if p == example:
+            return fail() if ev.calls.count(example) % 2 else P
+        return Evaluation("fail", "neg", example=example, unsteady=unsteady)
+    ev = Scripted(row)
+    evidence_ = run_attempt({}, ev, POLICY)
+    assert ev.calls.count({}) == 1 + searches, ev.calls
+    assert decide(evidence_).label == label, decide(evidence_)
+
+
 def test_a_witness_that_fails_only_sometimes_replays_the_unshrunk_input_too():
     # a regression on the wide input, on a coin toss on every smaller one: the shrink keeps what failed once
     ev = Scripted(lambda p, n: fail() if p.get("xs") == [1, 2, 3] or (n % 2 and len(p.get("xs", [])) < 3) else P)
