@@ -56,9 +56,11 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
     evidence.replays = warm
     # a warm series may confirm a block, never anything else: every row failing for the reason the first run saw
     if not warm or not unanimous_failure(warm) or warm[0].reason != evidence.target_reason:
-        # a warm series that disagreed with itself foretells a cold one that does: that one goes one at a time
+        # a warm series that disagreed with itself foretells a cold one that does, and so does a first run that gave
+        # two results (a pass before the failure, Hypothesis's FlakyFailure): that one goes one at a time (at once, a
+        # series that disagrees is run again one at a time: pyrsistent's maps in hash order paid for it twice)
         evidence.replays = replay_series(evidence.witness, evaluate, policy.runs, "replay", progress,
-                                         at_once=not warm)
+                                         at_once=not warm and not gave_two_results(evidence))
     # the base is asked only when the head would be looked at harder: otherwise it is asked once the attempt ends
     if seen_two_ways(evidence) and not (failed_before is not None and unanimous_failure(evidence.replays)
                                         and evidence.replays[0].reason == evidence.target_reason
@@ -106,6 +108,12 @@ def distorted_example(evidence: Evidence, payload: Any, evaluate: Evaluate, poli
             return
 
 
+def gave_two_results(evidence: Evidence) -> bool:
+    """Whether the first run already saw the property pass and fail: a pass before its failure, or its runner
+    (Hypothesis) seeing one example fail and pass."""
+    return len(evidence.first) > 1 or any(row.unsteady for row in evidence.first)
+
+
 def unsteady_example_disagrees(evidence: Evidence) -> bool:
     """Whether Hypothesis's example failed some of its replays and passed others after its first run saw an example
     fail and pass (FlakyFailure): the flake is already shown, and the search's own series could decide nothing more
@@ -128,8 +136,7 @@ def seen_two_ways(evidence: Evidence) -> bool:
     no @given (an empty payload, with nothing a shrink could try): its replays run just what the first run ran, and
     only the layout differs (pyrsistent's maps compared in hash order failed on 5 in 8 layouts, and all five replays
     of the test one run in ten)."""
-    return (len(evidence.first) > 1 or any(row.unsteady for row in evidence.first)
-            or evidence.first[-1].example is not None
+    return (gave_two_results(evidence) or evidence.first[-1].example is not None
             or run_whole(evidence)
             or not any(row.outcome == "fail" for row in evidence.replays))
 
