@@ -7,6 +7,7 @@ import pytest
 from witness_gate.model.evidence import Binding, Evidence, Policy
 
 from witness_gate.pipeline.attempt import UNSTEADY_RUNS, run_attempt
+from witness_gate.pipeline.record import unreplayed_search_notes
 
 from witness_gate.rules.signatures import sign
 from witness_gate.model.contract import Contract
@@ -275,6 +276,9 @@ def test_an_example_whose_replays_disagree_after_its_search_wavered_needs_no_sea
     evidence_ = run_attempt({}, ev, POLICY)
     assert ev.calls.count({}) == 1 + searches, ev.calls
     assert decide(evidence_).label == label, decide(evidence_)
+    # a person deciding on the freeze is told the search was not replayed, and why to look (found by a reviewer)
+    said = unreplayed_search_notes(evidence_)
+    assert bool(said) == unsteady and all("the search was not replayed" in note for note in said), said
 
 
 def test_a_first_run_that_gave_two_results_replays_its_witness_one_at_a_time():

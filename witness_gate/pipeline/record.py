@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from witness_gate.config.lock import Lock
 from witness_gate.model.evaluation import Evaluation
 from witness_gate.model.evidence import Binding, Evidence
+from witness_gate.pipeline.attempt import unsteady_example_disagrees
 from witness_gate.rules.signatures import sign
 from witness_gate.rules.verdict import freeze_proposal
 
@@ -28,6 +29,19 @@ def transport_notes(evidence: Evidence) -> list[str]:
             notes.append(f"transport:{row.reason}: {_why(row)[:300]}")
             break
     return notes
+
+
+def unreplayed_search_notes(evidence: Evidence) -> list[str]:
+    """What a person deciding on a freeze should know when the seeded search was not replayed (attempt.py): only its
+    first run is on the record."""
+    if not (evidence.failed_once and not evidence.frozen and not evidence.unshrunk_replays
+            and unsteady_example_disagrees(evidence)):
+        return []
+    failed = sum(row.outcome == "fail" for row in evidence.replays)
+    return [f"the seeded search failed its first run, where Hypothesis saw an example fail and pass, and its example "
+            f"failed {failed} of {len(evidence.replays)} replays alone, so the search was not replayed: a bug that "
+            "follows set order or addresses looks like this, and so does one whose answer changes on a repeated call "
+            "in one process (its search would fail every time); look before accepting a freeze"]
 
 
 def _why(row: Evaluation) -> str:
