@@ -193,7 +193,10 @@ def pinned_shows_only(signature: str, payload: Any, evaluate: Evaluate, policy: 
     signature, never a failure the patch brings on other inputs, nor one the pinned payload shows on every run, which
     is no flake (either runs the whole pipeline). `runs` rows, one of which must pass: asked on for longer, a near-stable
     bug that trips the frozen assert passes one row sooner or later (a reviewer's head failing 19 rows in 20 was
-    `frozen`); a real flake's `runs` rows all failing lifts the freeze for that attempt, which then needs a person."""
+    `frozen`); a real flake's `runs` rows all failing lifts the freeze for that attempt, which then needs a person —
+    unless the whole pipeline comes back to the frozen witness as a flake: a Hypothesis search that wavered keeps its
+    example, whose replays disagree, so it is `frozen` again (a property's shrunk witness is held as
+    shrink_distorted instead; stated in docs/SECURITY.md, found by a reviewer)."""
     passed = False
     for _ in range(policy.runs):
         row = evaluate(payload)
