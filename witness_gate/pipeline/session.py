@@ -146,8 +146,8 @@ class GateRun(UnseenInputs):
         refused = self.split.mixed or bool(binding.missing()) or bool(holds)
         if not refused and pinned.fixture is not None:
             runner = self._head_runner(target, binding.seed)
-            drawn = self._drawing(target, binding, pinned.fixture.payload)  # while the pinned rows run
             try:
+                drawn = self._drawing(target, binding, pinned.fixture.payload)  # while the pinned rows run
                 asked = self._failed_before(target, binding, pinned.fixture.payload, runner) \
                     if self.base is not None else None
                 evidence = self._attempt(binding, pinned.fixture.payload, runner, notes, test=bool(target.node),
