@@ -119,8 +119,8 @@ def unsteady_example_disagrees(evidence: Evidence) -> bool:
     fail and pass (FlakyFailure): the flake is already shown, and the search's own series could decide nothing more
     (`distorted_example` and the shrink_distorted hold ask it only of a search that never wavered), so it is not run
     (natsort's set order: five searches, 40% of the gate run)."""
-    return (evidence.first[-1].example is not None and any(row.unsteady for row in evidence.first)
-            and any(row.outcome == "fail" for row in evidence.replays))
+    return (bool(evidence.first) and evidence.first[-1].example is not None  # a sample's evidence has no first run
+            and any(row.unsteady for row in evidence.first) and any(row.outcome == "fail" for row in evidence.replays))
 
 
 def kept_whole(witness: Any, reason: str) -> ShrinkResult:
