@@ -124,3 +124,95 @@ def test_exact_values_of_the_standard_library_cross_as_the_judge_s_own():
     for value in (Decimal("-0.000"), Fraction(-7, 3), Decimal("1E+5")):
         back = decode(loads(dumps(encode(value, _refuse))), {})
         assert type(back) is type(value) and str(back) == str(value)
+
+
+# -- a call across a real pair of processes: JSON's own data goes as it is, everything else as tagged trees ---------
+
+def _shape(value):
+    """The exact types of a value, all the way down, as the subject's code sees them."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted((_shape(item) for item in value), key=repr) if isinstance(value, (set, frozenset)) else \
+            [_shape(item) for item in value]
+        return [type(value).__name__, items]
+    if isinstance(value, dict):
+        return ["dict", [[_shape(k), _shape(v)] for k, v in value.items()]]
+    return type(value).__name__
+
+
+def _mutate(value):
+    """What an implementation may do to the arguments it was handed, in place."""
+    value["lines"].append({"qty": 9})
+    value["lines"][0]["qty"] = -1
+    value["tags"].sort()
+    del value["note"]
+    return len(value["lines"])
+
+
+@pytest.fixture(scope="module")
+def subject():
+    from witness_gate.sandbox.subject.server import Server
+
+    probe = type(os)("wire_probe")
+    probe.shape, probe.echo, probe.mutate, probe.sort = _shape, lambda *values: list(values), _mutate, list.sort
+    mine, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:  # the subject: a Server in a process of its own, as in the sandbox
+        mine.close()
+        import sys
+
+        sys.modules["wire_probe"] = probe
+        try:
+            Server(Channel(theirs.fileno()), os.getcwd()).serve()
+        finally:
+            os._exit(0)
+    theirs.close()
+    peer = Peer(Channel(mine.fileno()))
+    module = peer.import_module("wire_probe")[0]
+    yield {name: peer.ask("getattr", module._w_number, name=name) for name in ("shape", "echo", "mutate", "sort")}
+    mine.close()
+    os.waitpid(pid, 0)
+
+
+class _Key(str):
+    pass
+
+
+class _Count(int):
+    pass
+
+
+class _Table(dict):
+    pass
+
+
+@pytest.mark.parametrize("value, crosses_as_it_is", [
+    ({"a": [1, 2.5, None, True, "x"], "b": {"c": []}}, True),
+    ([[[]], {}, -0.0, 2**62 - 1], True),
+    ((1, 2), False), ([1, (2,)], False), ({1: "a"}, False), ({_Key("a"): 1}, False), ([_Count(3)], False),
+    (_Table(a=1), False), ([True, 2**62], False), ([float("nan")], False), ({"a": {b"x"}}, False),
+])
+def test_only_json_s_own_data_is_sent_as_it_is(value, crosses_as_it_is):
+    from witness_gate.sandbox.wire.values import json_data
+
+    assert json_data(value) is crosses_as_it_is
+
+
+@settings(max_examples=200, deadline=None)
+@given(data)
+def test_an_argument_reaches_the_implementation_with_its_exact_types_and_comes_back_so(subject, value):
+    # the subject's code sees what the property handed it, JSON's own data (sent as it is) or not (tagged)
+    assert subject["shape"](value) == _shape(value)
+    back = subject["echo"](value, [value])
+    assert same(back[0], value) and same(back[1][0], value)
+
+
+def test_an_argument_changed_in_place_is_changed_for_the_property_too(subject):
+    for order in ({"lines": [{"qty": 2}], "tags": ["b", "a"], "note": ""},  # JSON's own data: sent as it is
+                  {"lines": [{"qty": 2}], "tags": ["b", "a"], "note": (1,)}):  # a tuple inside: tagged
+        lines = order["lines"]
+        assert subject["mutate"](order) == 2
+        assert order == {"lines": [{"qty": -1}, {"qty": 9}], "tags": ["a", "b"]}
+        assert order["lines"] is lines, "the property's own list, changed where it is"
+    numbers = [3, 1, 2]  # a list whose tagged tree is itself
+    subject["sort"](numbers)
+    assert numbers == [1, 2, 3]

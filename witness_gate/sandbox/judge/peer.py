@@ -18,7 +18,7 @@ from witness_gate.sandbox.judge.inplace import InPlace
 from witness_gate.sandbox.judge.lending import MAX_LENT, Lent, drained, standard_class
 from witness_gate.sandbox.wire.forms import MAX_TEXT, is_name
 from witness_gate.sandbox.wire.frames import Channel, WireFault
-from witness_gate.sandbox.wire.values import decode, encode
+from witness_gate.sandbox.wire.values import decode, encode, json_data
 
 _REPLY_KEYS = frozenset({"re", "ok", "err", "wb", "file", "package"})
 _CALLBACK_KEYS = frozenset({"cb", "id", "a", "k"})
@@ -106,10 +106,13 @@ class Peer:
         return said
 
     def call(self, number: int, args: tuple, kwargs: dict):
-        other = self._other
-        message = self._encoded(lambda: {
-            "op": "call", "h": number, "a": [encode(a, other) for a in args],
-            "k": [[str(k), encode(v, other)] for k, v in kwargs.items()] if kwargs else []})
+        if not kwargs and all(json_data(a) for a in args):  # the commonest call: JSON's own data, sent as it is
+            message = {"op": "call", "h": number, "j": list(args)}
+        else:
+            other = self._other
+            message = self._encoded(lambda: {
+                "op": "call", "h": number, "a": [encode(a, other) for a in args],
+                "k": [[str(k), encode(v, other)] for k, v in kwargs.items()] if kwargs else []})
         reply = self._exchange(message)
         if "wb" in reply:
             self.in_place.apply(reply["wb"], args, kwargs)

@@ -188,9 +188,13 @@ class Server:
         return OBJECT_OPS.get(op, as_text)(self, target, message), None
 
     def call(self, target, message):
-        sent_args, sent_kwargs = message.get("a") or [], message.get("k") or []
         decode = self.decode
-        args = [decode(tree) for tree in sent_args]
+        if "j" in message:  # JSON's own data, as the frame's decoder rebuilt it: nothing to rebuild, nothing to compare
+            args = message["j"] if type(message["j"]) is list else []
+            sent_args, sent_kwargs = [None] * len(args), []
+        else:
+            sent_args, sent_kwargs = message.get("a") or [], message.get("k") or []
+            args = [decode(tree) for tree in sent_args]
         kwargs = {str(pair[0]): decode(pair[1]) for pair in sent_kwargs} if sent_kwargs else {}
         # the judge's own containers (data decodes as exact types; the implementation's objects cross as handles)
         given = [(i, value, sent_args[i], fingerprint(value)) for i, value in enumerate(args)
@@ -203,7 +207,7 @@ class Server:
         for where, value, tree, print_ in given:
             if print_ is not None and fingerprint(value) == print_:
                 continue  # unchanged: no second encoding
-            if (now := self.encode(value)) != tree:
+            if (now := self.encode(value)) != tree:  # a tree sent as it is (None here) was changed: its print differs
                 changed.append([where, now])
         return result, {"wb": changed} if changed else None
 

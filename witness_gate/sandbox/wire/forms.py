@@ -7,7 +7,8 @@ subject -> judge   {"cb": k, "id": m, "a": [...], "k": [[name, value], ...]}
                                                   a call of the judge's callable k, only while the judge waits on n
 judge -> subject   {"re": m, "ok"|"err": ...}     its answer
 
-OP is one of OPS; "h" names the subject object a request is about.
+OP is one of OPS; "h" names the subject object a request is about. A "call" carries its arguments as trees ("a", and
+"k" for keywords), or, when every one is JSON's own data and there are no keywords, as they are ("j"; values.json_data).
 """
 
 from __future__ import annotations

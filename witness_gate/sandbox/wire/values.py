@@ -254,6 +254,29 @@ _PLAIN = {
 }
 
 
+def json_data(value, depth: int = 0) -> bool:
+    """Whether `value` is JSON's own data exactly: dicts with str keys, lists, str, bool, None, ints of one machine
+    word and finite floats, at most MAX_DEPTH deep. Such a value crosses as it is (a call's "j"): the receiving side's
+    JSON decoder rebuilds it with the same exact types, and no tagged tree is made or walked on either side."""
+    kind = type(value)
+    if kind is dict:
+        items = value.items()
+    elif kind is list:
+        items = enumerate(value)
+    else:
+        return kind in _AS_IS or (kind is int and -_WORD < value < _WORD) or (kind is float and math.isfinite(value))
+    if depth > MAX_DEPTH:
+        return False
+    for key, item in items:
+        if kind is dict and type(key) is not str:
+            return False
+        inner = type(item)
+        if not (inner in _AS_IS or (inner is int and -_WORD < item < _WORD) or (inner is float and math.isfinite(item))
+                or ((inner is dict or inner is list) and json_data(item, depth + 1))):
+            return False
+    return True
+
+
 def plain(value) -> bool:
     """Whether `value` is exact builtin data all the way down (what crosses with no side's own forms)."""
     try:
