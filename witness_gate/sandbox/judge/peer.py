@@ -107,7 +107,7 @@ class Peer:
 
     def call(self, number: int, args: tuple, kwargs: dict):
         if not kwargs and all(json_data(a) for a in args):  # the commonest call: JSON's own data, sent as it is
-            message = {"op": "call", "h": number, "j": list(args)}
+            message = {"op": "call", "h": number, "id": 0, "j": list(args)}  # "j" last: the subject reads its text
         else:
             other = self._other
             message = self._encoded(lambda: {

@@ -188,13 +188,11 @@ class Server:
         return OBJECT_OPS.get(op, as_text)(self, target, message), None
 
     def call(self, target, message):
+        if "j" in message:
+            return self._call_as_sent(target, message["j"] if type(message["j"]) is list else [])
         decode = self.decode
-        if "j" in message:  # JSON's own data, as the frame's decoder rebuilt it: nothing to rebuild, nothing to compare
-            args = message["j"] if type(message["j"]) is list else []
-            sent_args, sent_kwargs = [None] * len(args), []
-        else:
-            sent_args, sent_kwargs = message.get("a") or [], message.get("k") or []
-            args = [decode(tree) for tree in sent_args]
+        sent_args, sent_kwargs = message.get("a") or [], message.get("k") or []
+        args = [decode(tree) for tree in sent_args]
         kwargs = {str(pair[0]): decode(pair[1]) for pair in sent_kwargs} if sent_kwargs else {}
         # the judge's own containers (data decodes as exact types; the implementation's objects cross as handles)
         given = [(i, value, sent_args[i], fingerprint(value)) for i, value in enumerate(args)
@@ -207,9 +205,22 @@ class Server:
         for where, value, tree, print_ in given:
             if print_ is not None and fingerprint(value) == print_:
                 continue  # unchanged: no second encoding
-            if (now := self.encode(value)) != tree:  # a tree sent as it is (None here) was changed: its print differs
+            if (now := self.encode(value)) != tree:
                 changed.append([where, now])
         return result, {"wb": changed} if changed else None
+
+    def _call_as_sent(self, target, args: list):
+        """A call whose arguments are JSON's own data, as the frame's decoder rebuilt them (the judge's "j", last in
+        its message): their text as it came is what they printed before the call, so one print after it tells
+        whether the implementation changed any of them in place."""
+        body = self.channel.body
+        at = body.find(b',"j":')
+        before = body[at + 5:-1].decode("ascii") if at > 0 and body.endswith(b"}") else None
+        result = target(*args)
+        if any(type(value) in _MUTABLE for value in args) and fingerprint(args) != before:
+            return result, {"wb": [[where, self.encode(value)] for where, value in enumerate(args)
+                                   if type(value) in _MUTABLE]}
+        return result, None
 
     def call_back(self, number: int, args: tuple, kwargs: dict):
         self.last_callback += 1

@@ -99,6 +99,7 @@ class Channel:
         self.max_frame = max_frame
         self.deadline = float("inf")
         self._pending = b""  # what a read brought beyond the last message
+        self.body = b""  # the last message received, as it came
         os.set_blocking(fd, False)
 
     def send(self, message: object) -> None:
@@ -124,7 +125,8 @@ class Channel:
         if len(data) < 4 + size:
             data = self._fill(data, 4 + size)
         self._pending = data[4 + size:]
-        return loads(data[4:4 + size])
+        self.body = data[4:4 + size]
+        return loads(self.body)
 
     def _wait(self, event: int, late: str) -> None:
         left = self.deadline - time.monotonic()
