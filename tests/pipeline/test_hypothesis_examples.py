@@ -132,6 +132,23 @@ def test_a_regression_the_seeded_search_finds_every_time_stays_a_regression(git_
     assert result.record["example_replays"]  # what the example did alone stays on the record
 
 
+def unsteady_in_the_judge_s_hook(test):
+    """The examples the judge's hook of Hypothesis kept of `test`, a search Hypothesis ends as unsteady (Flaky)."""
+    from hypothesis.errors import Flaky
+
+    from witness_gate.sandbox.judge.examples import Examples
+
+    examples = Examples(None)
+    examples.install()
+    try:
+        examples.current = "tests/test_w.py::test_wavering"
+        with pytest.raises(Flaky):
+            test()
+    finally:
+        examples.uninstall()
+    return examples
+
+
 def test_a_search_ended_as_unsteady_before_any_final_example_keeps_the_last_example_it_saw_fail():
     """Found looping bidict's set-order head: one gate run in thirty, Hypothesis's own search ended in FlakyFailure
     ("Inconsistent results from replaying a test case") before it ran any final example, so no example was kept, the
@@ -139,9 +156,6 @@ def test_a_search_ended_as_unsteady_before_any_final_example_keeps_the_last_exam
     the last example the search saw fail, for such a search only. Here the search's data generation wavers (an
     unsteady search ended the same way, before any final example), in the judge's own hook of Hypothesis."""
     from hypothesis import given, settings, strategies as st
-    from hypothesis.errors import Flaky
-
-    from witness_gate.sandbox.judge.examples import Examples
 
     calls: list[int] = []
 
@@ -154,16 +168,44 @@ def test_a_search_ended_as_unsteady_before_any_final_example_keeps_the_last_exam
             data.draw(st.integers(0, 3))
         assert n < 2
 
-    examples = Examples(None)
-    examples.install()
-    try:
-        examples.current = "tests/test_w.py::test_wavering"
-        with pytest.raises(Flaky):
-            test_wavering()
-    finally:
-        examples.uninstall()
+    examples = unsteady_in_the_judge_s_hook(test_wavering)
     assert examples.found == {}  # no final example: Hypothesis stopped before it ran one
     assert examples.witness("tests/test_w.py::test_wavering", test_wavering) is None  # a steady failure needs one
     kept = examples.witness("tests/test_w.py::test_wavering", test_wavering, unsteady=True)
     assert recorded(kept) and kept["case"] == "tests/test_w.py::test_wavering", kept
     assert reproduce_failure(kept).startswith("@reproduce_failure(")
+
+
+def test_a_search_ended_as_unsteady_offers_other_examples_it_saw_fail_smallest_first():
+    """Beside its witness, an unsteady search's record offers up to three other examples it saw fail, smallest first,
+    each a choice sequence that replays it: bidict's set-order witness passed 40 replays alone one gate run in thirty,
+    while other examples of the same search fail on some layouts (attempt.another_example)."""
+    from hypothesis import given, settings, strategies as st
+
+    from witness_gate.sandbox.judge.examples import MAX_OTHERS
+
+    calls: list[int] = []
+
+    @settings(database=None, derandomize=True, max_examples=200)
+    @given(st.lists(st.integers(0, 1000), min_size=1))
+    def test_wavering(xs):
+        calls.append(1)
+        assert max(xs) < 500 or len(calls) > 30  # wrong from 500 on, in a process's first calls: unsteady
+
+    examples = unsteady_in_the_judge_s_hook(test_wavering)
+    kept = examples.witness("tests/test_w.py::test_wavering", test_wavering, unsteady=True)
+    others = examples.others("tests/test_w.py::test_wavering", test_wavering)
+    assert recorded(kept) and 1 <= len(others) <= MAX_OTHERS and all(map(recorded, others)), others
+    blobs = [base64.b64decode(other["choices"]) for other in others]
+    assert kept["choices"] not in [other["choices"] for other in others] and len(set(blobs)) == len(blobs)
+    assert examples.others("tests/test_w.py::test_wavering", lambda: None) == [], "no Hypothesis test, nothing offered"
+    # which: the smallest of those seen, never the witness itself, at most MAX_OTHERS
+    examples.found = {"n": [(True, 5, False)]}
+    examples.failed_last["n"] = (True, 5, False)
+    examples.failed_seen["n"] = dict.fromkeys([(True, 9, True, 9, False), (True, 5, False), (True, 7, True, 1, False),
+                                               (True, 6, False), (), (True, 8, False), (True, 4, True, 4, False)])
+    offered = [base64.b64decode(other["choices"]) for other in examples.others("n", test_wavering)]
+    from hypothesis.core import encode_failure
+
+    assert offered == [encode_failure(choices) for choices in ((True, 6, False), (True, 8, False),  # shortest,
+                                                               (True, 9, True, 9, False))], offered  # then first seen

@@ -24,6 +24,7 @@ PHASES = {
     "shrink": "shrinking",
     "replay": "replaying witness",
     "replay-unshrunk": "replaying unshrunk input",
+    "replay-example": "replaying another example the search saw fail",
     "replay-frozen": "replaying the frozen witness",
 }
 STYLE = {

@@ -23,6 +23,8 @@ class Evaluation:
     # a test's failing Hypothesis search: the example it ended on, as the choice sequence that replays it (the witness)
     example: dict | None = field(default=None, compare=False)
     unsteady: bool = False  # the judge's runner saw one example fail and pass within this evaluation (FlakyFailure)
+    # beside `example`, when the search ended unsteady with no final example: other examples it saw fail, smallest first
+    other_examples: tuple[dict, ...] = field(default=(), compare=False)
     sample: int | None = None  # a broader sample's row: the index of the input it ended on (it ran all: how many)
     failed: tuple[int, ...] | None = None  # a sample row's inputs before that one that failed (None: it did not say)
     searched: bool = False  # a test that passed drew its inputs with Hypothesis (its seed chose them)

@@ -44,6 +44,18 @@ def unreplayed_search_notes(evidence: Evidence) -> list[str]:
             "in one process (its search would fail every time); look before accepting a freeze"]
 
 
+def another_example_notes(evidence: Evidence) -> list[str]:
+    """What a person should know when another example the search saw fail became the witness (attempt.another_example):
+    the last one passed every replay alone."""
+    if not (evidence.failed_once and evidence.example_replays and evidence.witness_hash != evidence.pinned_hash):
+        return []
+    failed = sum(row.outcome == "fail" for row in evidence.replays)
+    return [f"Hypothesis's last failing example passed all {len(evidence.example_replays)} of its replays alone while "
+            f"its seeded search failed every time; another example that search saw fail failed {failed} of "
+            f"{len(evidence.replays)} replays alone and is the witness: it fails on some subjects' layouts (set order, "
+            "addresses) and passes on others"]
+
+
 def _why(row: Evaluation) -> str:
     """A transport row in a line: what the judge said (its first line, and pytest's `E` line naming the error), else
     the last line of what the process printed."""

@@ -15,7 +15,13 @@ from witness_gate.model.evidence import Binding, Evidence, Policy
 from witness_gate.pipeline.attempt import pinned_shows_only, replay_frozen, run_attempt
 from witness_gate.pipeline.baseline import BaseCode, replay_on_base
 from witness_gate.pipeline.discover import PropertyTarget
-from witness_gate.pipeline.record import attempt_record, contract_dict, transport_notes, unreplayed_search_notes
+from witness_gate.pipeline.record import (
+    another_example_notes,
+    attempt_record,
+    contract_dict,
+    transport_notes,
+    unreplayed_search_notes,
+)
 from witness_gate.pipeline.unseen import UnseenInputs
 from witness_gate.records.recordkey import RecordKey
 from witness_gate.records.sinks import FileSink, RecordSink
@@ -162,7 +168,7 @@ class GateRun(UnseenInputs):
             finally:
                 getattr(runner, "close", lambda: None)()  # a warm start's sandboxes end with their series
             notes += [note for note in (getattr(runner, "note", ""),) if note]  # why a warm start went cold
-            notes += transport_notes(evidence) + unreplayed_search_notes(evidence)
+            notes += transport_notes(evidence) + unreplayed_search_notes(evidence) + another_example_notes(evidence)
             earlier = self._failed_on_this_patch().get(target.assertion_id)
             if earlier and not evidence.failed_once:
                 notes.append(f"failed before on this same patch ({earlier}) but "

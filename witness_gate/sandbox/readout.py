@@ -56,7 +56,8 @@ def verdict_of_judge(judge: Finished, subject: Finished, isolation: str) -> Eval
             detail = (detail + "\n" + observed).strip()[-DETAIL_CHARS:]
         return Evaluation("fail", usable_reason(reason), detail, judge.seconds, isolation, imports,
                           observed=observed, example=_example(verdict.get("witness")),
-                          unsteady=verdict.get("unsteady") is True, sample=sample, failed=failed)
+                          unsteady=verdict.get("unsteady") is True, sample=sample, failed=failed,
+                          other_examples=_others(verdict.get("others")))
     said = str(verdict.get("detail") or "")  # the judge's own why (a test it could not collect), kept like a failure's
     return Evaluation("transport", reason or "no_verdict", (said + "\n" + detail).strip(), judge.seconds, isolation,
                       imports, observed=said[:OBSERVED_CHARS], sample=sample, failed=failed)
@@ -74,6 +75,16 @@ def _example(said) -> dict | None:
     from witness_gate.sandbox.judge.examples import recorded
 
     return dict(said) if recorded(said) else None
+
+
+def _others(said) -> tuple[dict, ...]:
+    """The other examples an unsteady search saw fail, as the judge recorded them: at most MAX_OTHERS, else none."""
+    from witness_gate.sandbox.judge.examples import MAX_OTHERS
+
+    if type(said) is not list or len(said) > MAX_OTHERS:
+        return ()
+    found = [_example(item) for item in said]
+    return tuple(found) if all(found) else ()
 
 
 def _signal_name(number: int) -> str:

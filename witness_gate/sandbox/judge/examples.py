@@ -12,6 +12,8 @@ import base64
 import binascii
 
 MAX_CHOICES = 1 << 16  # base64 characters of one witness: a larger example is replayed by its seeded search instead
+MAX_SEEN = 64  # distinct failing examples of one search kept in the judge, the first seen
+MAX_OTHERS = 3  # of them, the other examples an unsteady search's record offers beside its last (smallest first)
 
 
 class Examples:
@@ -22,6 +24,7 @@ class Examples:
         self.replay = replay
         self.found: dict[str, list[tuple]] = {}  # nodeid -> each final falsifying example's choices
         self.failed_last: dict[str, tuple] = {}  # nodeid -> the choices of the last example that failed in the search
+        self.failed_seen: dict[str, dict[tuple, None]] = {}  # nodeid -> the distinct examples that failed, in order
         self.current = ""  # the test item running
         self.completed = False  # the replayed example returned: it passed
         self.said = ""  # what Hypothesis reported of the replayed example (its repr: "Falsifying example: ...")
@@ -51,7 +54,11 @@ class Examples:
                     raise
                 except BaseException:
                     if not final and examples.replay is None:  # in case the search then ends on no example
-                        examples.failed_last[examples.current] = tuple(getattr(data, "choices", None) or ())
+                        choices = tuple(getattr(data, "choices", None) or ())
+                        examples.failed_last[examples.current] = choices
+                        seen = examples.failed_seen.setdefault(examples.current, {})
+                        if len(seen) < MAX_SEEN:
+                            seen[choices] = None
                     raise
             from hypothesis.reporting import with_reporter
 
@@ -78,12 +85,29 @@ class Examples:
         any final example (its FlakyFailure "Inconsistent results from replaying a test case") has the last example
         it saw fail: without it the search was the witness, failing on every replay, and a set-order bug was a
         `regression` one gate run in thirty (bidict's nodes linked in set order)."""
-        found = self.found.get(nodeid, [])
-        if not found and unsteady and self.failed_last.get(nodeid):
-            found = [self.failed_last[nodeid]]
+        found = self._chosen(nodeid, unsteady)
         if len(found) != 1 or not getattr(function, "is_hypothesis_test", False):
             return None
         return _recording(nodeid, found[0])
+
+    def _chosen(self, nodeid: str, unsteady: bool) -> list[tuple]:
+        found = self.found.get(nodeid, [])
+        if not found and unsteady and self.failed_last.get(nodeid):
+            found = [self.failed_last[nodeid]]
+        return found
+
+    def others(self, nodeid: str, function) -> list[dict]:
+        """Beside the witness of a search Hypothesis ended as unsteady (`witness`), up to MAX_OTHERS other examples it
+        saw fail, smallest first: the witness may need a set order few fresh subjects give (bidict's nodes in a set: it
+        passed 40 replays alone one gate run in thirty, while the search failed every time), and another example that
+        fails on some layouts and passes on others shows the flake."""
+        chosen = self._chosen(nodeid, True)
+        if len(chosen) != 1 or not getattr(function, "is_hypothesis_test", False):
+            return []
+        others = sorted((choices for choices in self.failed_seen.get(nodeid, {}) if choices and choices != chosen[0]),
+                        key=len)
+        recorded = (_recording(nodeid, choices) for choices in others)
+        return [found for found in recorded if found is not None][:MAX_OTHERS]
 
 
 def _recording(nodeid: str, choices: tuple) -> dict | None:

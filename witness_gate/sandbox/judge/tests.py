@@ -167,6 +167,9 @@ def judged(reports: Reports, code: int, nodeid: str, named, blame, usable) -> tu
                                                                          reports.functions.get(report.nodeid), unsteady)
         if found is not None:
             more["witness"] = found
+            others = reports.examples.others(report.nodeid, reports.functions.get(report.nodeid)) if unsteady else []
+            if others:
+                more["others"] = others
         if replay is None and found is None:  # a Hypothesis example names its one case itself
             reason = _with_cases(reason, reports, usable)
         return "fail", reason, detail, more
