@@ -154,6 +154,7 @@ def subject():
 
     probe = type(os)("wire_probe")
     probe.shape, probe.echo, probe.mutate, probe.sort = _shape, lambda *values: list(values), _mutate, list.sort
+    probe.append_to_first = lambda first, *others: first.append(99)
     mine, theirs = socket.socketpair()
     pid = os.fork()
     if pid == 0:  # the subject: a Server in a process of its own, as in the sandbox
@@ -168,7 +169,7 @@ def subject():
     theirs.close()
     peer = Peer(Channel(mine.fileno()))
     module = peer.import_module("wire_probe")[0]
-    yield {name: peer.ask("getattr", module._w_number, name=name) for name in ("shape", "echo", "mutate", "sort")}
+    yield {name: peer.ask("getattr", module._w_number, name=name) for name in ("shape", "echo", "mutate", "sort", "append_to_first")}
     mine.close()
     os.waitpid(pid, 0)
 
@@ -216,3 +217,13 @@ def test_an_argument_changed_in_place_is_changed_for_the_property_too(subject):
     numbers = [3, 1, 2]  # a list whose tagged tree is itself
     subject["sort"](numbers)
     assert numbers == [1, 2, 3]
+
+
+@pytest.mark.parametrize("tagged", [False, True])
+def test_a_change_to_an_argument_another_argument_also_holds_reaches_the_property(subject, tagged):
+    # found by a reviewer: every argument written back after a change put the unchanged copy a later argument held
+    # over the changed one (in one process, `f(xs, xs)` appending to its first leaves xs == [1, 2, 99])
+    for held in (lambda xs: xs, lambda xs: {"held": xs}):
+        xs = [1, 2] + ([(3,)] if tagged else [])  # a tuple inside: tagged, else sent as it is
+        subject["append_to_first"](xs, held(xs))
+        assert xs[-1] == 99, xs

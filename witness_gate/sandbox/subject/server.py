@@ -14,7 +14,7 @@ import sys
 from witness_gate.sandbox.subject.ops import OBJECT_OPS, as_text, unpickle
 from witness_gate.sandbox.subject.received import JudgeCallable, JudgeObject, iterator, path, standard_class
 from witness_gate.sandbox.wire.forms import MAX_TEXT, OPS, is_name, module_name
-from witness_gate.sandbox.wire.frames import Channel, WireFault, fingerprint
+from witness_gate.sandbox.wire.frames import Channel, WireFault, fingerprint, items_text
 from witness_gate.sandbox.wire.values import decode, encode
 
 _MUTABLE = frozenset({list, dict, set, bytearray})
@@ -212,15 +212,19 @@ class Server:
     def _call_as_sent(self, target, args: list):
         """A call whose arguments are JSON's own data, as the frame's decoder rebuilt them (the judge's "j", last in
         its message): their text as it came is what they printed before the call, so one print after it tells
-        whether the implementation changed any of them in place."""
+        whether the implementation changed any of them in place, and each one's own text which (only those go
+        back: an unchanged argument holding a changed one, `f(xs, {"held": xs})`, would put the old back)."""
         body = self.channel.body
         at = body.find(b',"j":')
         before = body[at + 5:-1].decode("ascii") if at > 0 and body.endswith(b"}") else None
         result = target(*args)
-        if any(type(value) in _MUTABLE for value in args) and fingerprint(args) != before:
-            return result, {"wb": [[where, self.encode(value)] for where, value in enumerate(args)
-                                   if type(value) in _MUTABLE]}
-        return result, None
+        if not any(type(value) in _MUTABLE for value in args) or fingerprint(args) == before:
+            return result, None
+        each = items_text(before) if before is not None else None
+        if each is None or len(each) != len(args):
+            each = [None] * len(args)
+        return result, {"wb": [[where, self.encode(value)] for where, value in enumerate(args)
+                               if type(value) in _MUTABLE and fingerprint(value) != each[where]]}
 
     def call_back(self, number: int, args: tuple, kwargs: dict):
         self.last_callback += 1

@@ -74,6 +74,21 @@ def fingerprint(value) -> str | None:
         return None
 
 
+def items_text(text: str) -> list[str] | None:
+    """The text of each item of a JSON array as `dumps` wrote it (no spaces), or None when it is not one."""
+    try:
+        spans, at = [], 1
+        while text[0] == "[" and at < len(text) - 1:
+            _, end = _scan(text, at)
+            spans.append(text[at:end])
+            at = end + 1
+            if text[end] not in ",]":
+                return None
+        return spans if text.endswith("]") and at >= len(text) - 1 else None
+    except (ValueError, StopIteration, RecursionError, IndexError):
+        return None
+
+
 def dumps(message: object) -> bytes:
     """The frame's body: ASCII JSON (a lone surrogate in a string is escaped, never an encoding error)."""
     return "".join(_encode(message, 0)).encode("ascii")
