@@ -312,6 +312,26 @@ def test_another_example_the_search_saw_fail_shows_a_flake_its_last_example_neve
         assert verdict.hold_reasons == ["shrink_distorted"], verdict
 
 
+@pytest.mark.parametrize("case", ["another reason", "beside a freeze", "search passes"])
+def test_another_example_is_no_witness_for_another_reason_beside_a_freeze_or_when_the_search_passes(case):
+    # found by a reviewer: a coin tossed on the smallest input for another reason ('other') made a search failing 'neg'
+    # every time a `flake:other`, freezable; and a freeze accepted on a real flake's example, seen again by a later
+    # head's search whose own example passed alone (a cache bug), silenced that head (`frozen`). The hold stands.
+    examples = {name: {"hypothesis": "6", "choices": name, "case": "t.py::t"} for name in ("last", "other")}
+
+    def row(p, n):
+        if p == examples["other"]:
+            return fail("other" if case == "another reason" else "neg") if ev.calls.count(p) % 2 else P
+        if p == examples["last"] or (case == "search passes" and ev.calls.count(p) > 1):
+            return P
+        return Evaluation("fail", "neg", example=examples["last"], unsteady=True, other_examples=(examples["other"],))
+    ev = Scripted(row)
+    evidence_ = run_attempt({}, ev, POLICY, other_examples=case != "beside a freeze")
+    assert evidence_.witness == examples["last"] and not another_example_notes(evidence_), evidence_.witness
+    assert decide(evidence_).label in ("hold", "not_reproduced"), decide(evidence_)
+    assert ev.calls.count(examples["other"]) == (5 if case == "another reason" else 0)
+
+
 def test_a_first_run_that_gave_two_results_replays_its_witness_one_at_a_time():
     # pyrsistent's maps compared in hash order (a test with no @given, failing on some layouts): its replays at once
     # disagreed, as its first run had, and were all run again one at a time

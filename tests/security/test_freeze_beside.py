@@ -174,3 +174,42 @@ def test_a_freeze_on_a_hypothesis_test_silences_what_its_search_with_a_new_seed_
                          signature=f"flake:{COIN}", witness=EXAMPLE)
     result = run((frozen,))
     assert result.verdict.label != "frozen", (result.verdict, result.notes)
+
+
+def test_a_freeze_on_a_real_flake_s_example_never_silences_a_later_head_s_search_that_also_saw_it_fail(tmp_path):
+    # found by a reviewer: a freeze accepted on W, a real set-order flake's example; a later head's cache bug makes the
+    # seeded search fail every time (its example, LAST, passes alone), and the search also saw W fail: W, one of the
+    # other examples an unsteady search offers (attempt.another_example), became the witness and the freeze silenced
+    # the new bug (`frozen`). Beside a freeze of this property no other example is looked for: a hold, as before.
+    (tmp_path / "head").mkdir(exist_ok=True)
+    (tmp_path / "base").mkdir(exist_ok=True)
+    last, flaky = {"hypothesis": "6", "choices": "TEFTVA==", "case": "t"}, EXAMPLE
+
+    def make_runner(repo, search_seed="", **_):
+        if repo != tmp_path / "head":
+            return lambda payload: Evaluation("pass", searched=True)
+        coin = iter([F, P, F, P, P] * 20)
+
+        def evaluate(payload):
+            if payload == flaky:
+                return next(coin)
+            if payload == last:
+                return P
+            return Evaluation("fail", COIN, example=last, unsteady=True, other_examples=(flaky,))
+        return evaluate
+
+    def run(freezes):
+        gate_run = GateRun(checkout=tmp_path / "head", patch_digest="p" * 64, split=Split(True, False),
+                           policy=POLICY, config=Config(expires_in_hours=24), sandbox=Sandbox("none"), out_dir=None,
+                           reporter=PlainReporter(io.StringIO()), freezes=freezes, now=NOW, make_runner=make_runner,
+                           sink=_Nowhere(), base=lambda: BaseCode("b" * 40, tmp_path / "base"),
+                           sample_secret=b"s" * 32)
+        return gate_run.gate_one(TEST_TARGET, Pinned(LOCK, Fixture({}, None, {})))
+
+    control = run(())  # no freeze: the other example that tosses the coin alone is the witness, a flake
+    assert (control.verdict.label, control.evidence.witness) == ("flake", flaky), (control.verdict, control.notes)
+    frozen = FreezeMatch(assertion_id="test_total", fixture_digest="f" * 64, witness_hash=witness_hash(flaky),
+                         expires_at="2026-12-02T00:00:00Z", accepted_by="octocat", contract_digest=CONTRACT.digest(),
+                         signature=f"flake:{COIN}", witness=flaky)
+    result = run((frozen,))
+    assert result.verdict.label != "frozen", (result.verdict, result.notes)

@@ -24,11 +24,12 @@ def _quiet(_phase: str, _done: int, _total: int) -> None:
 
 def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Progress = _quiet,
                 candidate: Evaluate | None = None,
-                failed_before: Callable[[Evidence], bool] | None = None) -> Evidence:
+                failed_before: Callable[[Evidence], bool] | None = None, other_examples: bool = True) -> Evidence:
     """Steps 4-7: first run and sample plan, shrink on failure, replay the witness.
     `failed_before(evidence)`: whether the base fails the witness as the head does on every replay (it may set
     evidence.base): asked before a witness whose replays all failed is looked at harder, since a failure that was
-    there before is pre_existing whether the head's replays would waver or not."""
+    there before is pre_existing whether the head's replays would waver or not. `other_examples`: whether another
+    example an unsteady search saw fail may become the witness (`another_example`; never beside a freeze)."""
     evidence = Evidence(pinned_hash=witness_hash(payload))
     for i in range(policy.runs):
         row = evaluate(payload)
@@ -81,7 +82,8 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
                 # replays one time in a hundred; they go on longer before that is believed
                 evidence.replays = look_harder(evidence.witness, evidence.replays, evaluate, policy, progress,
                                                limit=policy.runs * UNSTEADY_RUNS * 2)
-                if all(row.outcome == "pass" for row in evidence.replays):
+                if other_examples and all(row.outcome == "pass" for row in evidence.replays) \
+                        and evidence.unshrunk_replays and all(row.outcome == "fail" for row in evidence.unshrunk_replays):
                     another_example(evidence, last.other_examples, evaluate, policy, progress)
     return evidence
 
@@ -90,14 +92,19 @@ def another_example(evidence: Evidence, others: tuple, evaluate: Evaluate, polic
                     progress: Progress = _quiet) -> None:
     """When Hypothesis's last failing example of a search that saw an example fail and pass passed every replay alone,
     while the search failed every time: the other examples it saw fail (`Evaluation.other_examples`, smallest first),
-    each replayed alone `runs` times, one at a time. The first whose replays disagree is the witness, a flake shown
-    directly: it fails on some subjects' layouts and passes on others (bidict's nodes linked in set order: its last
-    example passed 40 replays alone one gate run in thirty). A bug that answers differently on a repeated call in one
-    process passes alone on every layout, so none disagrees and the hold stands (shrink_distorted); the example's own
-    passing replays are kept for people."""
+    each replayed alone `runs` times, one at a time. The first whose replays disagree, failing only for the search's
+    own reason, is the witness, a flake shown directly: it fails on some subjects' layouts and passes on others
+    (bidict's nodes linked in set order: its last example passed 40 replays alone one gate run in thirty). A bug that
+    answers differently on a repeated call in one process passes alone on every layout, so none disagrees and the hold
+    stands (shrink_distorted); the example's own passing replays are kept for people. A coin tossed on another input
+    for another reason is not the search's failure (found by a reviewer: `flake:other` for a search failing `neg`
+    every time), and beside an accepted freeze no other example is looked for (a freeze on a real flake's example,
+    seen again by a later head's search, silenced that head's new regression: found by the same reviewer)."""
     for other in others:
         rows = replay_series(other, evaluate, policy.runs, "replay-example", progress, at_once=False)
-        if any(row.outcome == "fail" for row in rows) and any(row.outcome == "pass" for row in rows):
+        failed = [row for row in rows if row.outcome == "fail"]
+        if failed and all(row.reason == evidence.target_reason for row in failed) \
+                and any(row.outcome == "pass" for row in rows):
             evidence.example_replays, evidence.replays = evidence.replays, rows
             evidence.witness, evidence.witness_hash = other, witness_hash(other)
             evidence.shrink = kept_whole(other, evidence.target_reason or "")
