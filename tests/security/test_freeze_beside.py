@@ -143,6 +143,15 @@ TEST_TARGET = PropertyTarget("test_total", "tests/test_orders.py::test_total@abc
 EXAMPLE = {"hypothesis_example": {"qty": 7, "price": 3}}  # the frozen witness: the test's Hypothesis example
 
 
+def gate_test(tmp_path, make_runner, freezes):
+    """TEST_TARGET, a repository's Hypothesis test, gated with the runners `make_runner` gives (the base's too)."""
+    gate_run = GateRun(checkout=tmp_path / "head", patch_digest="p" * 64, split=Split(True, False), policy=POLICY,
+                       config=Config(expires_in_hours=24), sandbox=Sandbox("none"), out_dir=None,
+                       reporter=PlainReporter(io.StringIO()), freezes=freezes, now=NOW, make_runner=make_runner,
+                       sink=_Nowhere(), base=lambda: BaseCode("b" * 40, tmp_path / "base"), sample_secret=b"s" * 32)
+    return gate_run.gate_one(TEST_TARGET, Pinned(LOCK, Fixture({}, None, {})))
+
+
 def test_a_freeze_on_a_hypothesis_test_silences_what_its_search_with_a_new_seed_finds(tmp_path):
     # the broader sample beside a freeze runs for a property only (`elif evidence.frozen and not target.node`): a
     # repository's Hypothesis test whose flake was frozen never has its search run with a new seed, so a head that
@@ -160,12 +169,7 @@ def test_a_freeze_on_a_hypothesis_test_silences_what_its_search_with_a_new_seed_
             (lambda payload: searched_pass)
 
     def run(freezes):
-        gate_run = GateRun(checkout=tmp_path / "head", patch_digest="p" * 64, split=Split(True, False),
-                           policy=POLICY, config=Config(expires_in_hours=24), sandbox=Sandbox("none"), out_dir=None,
-                           reporter=PlainReporter(io.StringIO()), freezes=freezes, now=NOW, make_runner=make_runner,
-                           sink=_Nowhere(), base=lambda: BaseCode("b" * 40, tmp_path / "base"),
-                           sample_secret=b"s" * 32)
-        return gate_run.gate_one(TEST_TARGET, Pinned(LOCK, Fixture({}, None, {})))
+        return gate_test(tmp_path, make_runner, freezes)
 
     control = run(())
     assert control.verdict.label == "regression", (control.verdict, control.notes)
@@ -199,12 +203,7 @@ def test_a_freeze_on_a_real_flake_s_example_never_silences_a_later_head_s_search
         return evaluate
 
     def run(freezes):
-        gate_run = GateRun(checkout=tmp_path / "head", patch_digest="p" * 64, split=Split(True, False),
-                           policy=POLICY, config=Config(expires_in_hours=24), sandbox=Sandbox("none"), out_dir=None,
-                           reporter=PlainReporter(io.StringIO()), freezes=freezes, now=NOW, make_runner=make_runner,
-                           sink=_Nowhere(), base=lambda: BaseCode("b" * 40, tmp_path / "base"),
-                           sample_secret=b"s" * 32)
-        return gate_run.gate_one(TEST_TARGET, Pinned(LOCK, Fixture({}, None, {})))
+        return gate_test(tmp_path, make_runner, freezes)
 
     control = run(())  # no freeze: the other example that tosses the coin alone is the witness, a flake
     assert (control.verdict.label, control.evidence.witness) == ("flake", flaky), (control.verdict, control.notes)
