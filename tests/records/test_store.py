@@ -109,3 +109,19 @@ def test_a_check_run_id_past_two_to_the_31_is_kept(store):
                         status="in_progress", details={})
     store.update_run(run.id, check_run_id=2**33 + 7)
     assert store.get_run(run.id).check_run_id == 2**33 + 7
+
+
+def test_an_active_freeze_names_the_patch_whose_run_proposed_it(store):
+    # a witness another example of an unsteady search gave is silenced by its own patch's freeze only (verdict.py
+    # freeze_matches): the ledger tells which patch proposed each freeze
+    from witness_gate.records.ledger import Ledger
+
+    run = store.add_run(repo="o/r", installation_id=1, pr_number=4, head_sha="h" * 40)
+    store.update_run(run.id, patch_digest="p" * 64)
+    ledger = Ledger(store)
+    proposal = {"assertion_id": "prop_coin", "fixture_digest": "f" * 64, "witness_hash": "w" * 64,
+                "failures": 3, "runs": 10, "signature": "flake:coin"}
+    ledger.propose(repo="o/r", pr_number=4, run_id=run.id, head_sha="h" * 40, proposal=proposal)
+    assert ledger.accept(repo="o/r", pr_number=4, run_id=run.id, actor="alice", hours=1, max_hours=10).ok
+    [active] = ledger.active("o/r")
+    assert (active.assertion_id, active.patch_digest) == ("prop_coin", "p" * 64)

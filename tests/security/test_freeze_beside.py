@@ -212,3 +212,47 @@ def test_a_freeze_on_a_real_flake_s_example_never_silences_a_later_head_s_search
                          signature=f"flake:{COIN}", witness=flaky)
     result = run((frozen,))
     assert result.verdict.label != "frozen", (result.verdict, result.notes)
+
+
+def test_a_witness_another_example_gave_is_silenced_by_its_own_patch_s_freeze_only_at_run_and_render_time(tmp_path):
+    # found by a second reviewer: in the App, PR 2's head (its search fails every time, its last example passes alone)
+    # was gated while PR 1's freeze of a real flake's example W was only proposed, so W became PR 2's witness; the
+    # person accepting PR 1's freeze re-rendered every open head, and apply_freezes turned PR 2 `frozen`. Such a
+    # witness is silenced by a freeze its own patch proposed, and no other, whenever the accept comes.
+    from witness_gate.records.ledger import apply_freezes
+
+    (tmp_path / "head").mkdir(exist_ok=True)
+    (tmp_path / "base").mkdir(exist_ok=True)
+    last = {"hypothesis": "6", "choices": "TEFTVA==", "case": "t"}
+
+    def make_runner(repo, search_seed="", **_):
+        if repo != tmp_path / "head":
+            return lambda payload: Evaluation("pass", searched=True)
+        coin = iter([F, P, F, P, P] * 20)
+
+        def evaluate(payload):
+            if payload == EXAMPLE:
+                return next(coin)
+            if payload == last:
+                return P
+            return Evaluation("fail", COIN, example=last, unsteady=True, other_examples=(EXAMPLE,))
+        return evaluate
+
+    result = gate_test(tmp_path, make_runner, ())
+    assert (result.verdict.label, result.evidence.witness) == ("flake", EXAMPLE), (result.verdict, result.notes)
+
+    def accepted(patch_digest):
+        return FreezeMatch(assertion_id="test_total", fixture_digest="f" * 64, witness_hash=witness_hash(EXAMPLE),
+                           expires_at="2026-12-02T00:00:00Z", accepted_by="octocat", contract_digest=CONTRACT.digest(),
+                           signature=f"flake:{COIN}", witness=EXAMPLE, patch_digest=patch_digest)
+
+    for proposed_by, label in (("q" * 64, "flake"), ("", "flake"), ("p" * 64, "frozen")):  # another patch's, its own
+        [rendered] = apply_freezes([result.record], (accepted(proposed_by),), now=NOW)
+        assert rendered["label"] == label, (proposed_by, rendered["label"])
+    from witness_gate.rules.verdict import decide_property
+
+    binding, split = result.binding, Split(True, False)
+    for proposed_by, label in (("q" * 64, "flake"), ("p" * 64, "frozen")):
+        verdict = decide_property(binding, result.evidence, split, POLICY, expires_in_hours=24, now=NOW,
+                                  freezes=(accepted(proposed_by),))
+        assert verdict.label == label, (proposed_by, verdict)

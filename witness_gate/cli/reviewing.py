@@ -134,6 +134,7 @@ def _freeze_record(args: argparse.Namespace, witness: dict, lock, stored, verdic
         "assertion_id": args.assertion,
         "property_id": witness.get("property_id"),
         "contract_digest": stored.record.get("contract_digest") or "",
+        "patch_digest": stored.record.get("patch_digest") or "",  # a witness another example gave: its patch's only
         "fixture_digest": lock.fixture_digest,
         "witness_hash": witness["witness_hash"],
         "payload": witness["payload"],  # the retained witness the next attempt replays first

@@ -104,6 +104,13 @@ class FlakyShrink:
         return {"tries": self.tries, "decided_by_retry": self.decided_by_retry}
 
 
+def from_another_example(example_replays, witness: str, pinned: str) -> bool:
+    """Whether an attempt's witness is another example its search saw fail (attempt.another_example): its own example's
+    replays are kept and the witness is not the search (the pinned payload). Such a witness is silenced only by a
+    freeze its own patch proposed (verdict.freeze_matches)."""
+    return bool(example_replays) and witness != pinned
+
+
 def wavered(evidence: Evidence) -> bool:
     """Whether a run of the pinned payload saw one example fail and pass (Hypothesis's FlakyFailure)."""
     return any(row.unsteady for row in evidence.first + evidence.unshrunk_replays)

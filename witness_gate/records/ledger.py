@@ -10,7 +10,8 @@ from typing import Any
 from sqlalchemy import select, update
 
 from witness_gate.model import outcomes
-from witness_gate.records.store import FreezeEventRow, FreezeRow, Store, utcnow
+from witness_gate.model.evidence import from_another_example
+from witness_gate.records.store import FreezeEventRow, FreezeRow, GateRunRow, Store, utcnow
 from witness_gate.rules.verdict import FreezeMatch, freeze_matches
 
 ISO = "%Y-%m-%dT%H:%M:%SZ"
@@ -187,9 +188,16 @@ class Ledger:
             rows = [r for r in s.scalars(select(FreezeRow).where(FreezeRow.repo == repo,
                                                                  FreezeRow.state == "accepted"))
                     if aware(r.expires_at) > now]
+            proposed_by = {r.run_id: self._patch_of(s, r.run_id) for r in rows}
         return tuple(FreezeMatch(r.assertion_id, r.fixture_digest, r.witness_hash, iso(r.expires_at),
                                  r.accepted_by or "", r.contract_digest, r.signature or "",
-                                 witness=self._payload(r)) for r in rows)
+                                 witness=self._payload(r), patch_digest=proposed_by[r.run_id]) for r in rows)
+
+    @staticmethod
+    def _patch_of(session, run_id: str) -> str:
+        """The patch digest of the gate run that proposed a freeze ("" when the run is gone)."""
+        run = session.get(GateRunRow, run_id)
+        return run.patch_digest or "" if run is not None else ""
 
     def _payload(self, freeze: FreezeRow) -> Any:
         """The witness the proposing run retained, from its attempt record (None when it is gone)."""
@@ -225,10 +233,12 @@ def apply_freezes(records: list[dict[str, Any]], freezes: tuple[FreezeMatch, ...
             record.pop("frozen_by", None)
         freezable = outcomes.proposes_freeze(record.get("label") or "hold", record.get("hold_reasons") or [])
         signatures = {row["signature"] for row in record.get("replays") or [] if row.get("signature")}
+        own_patch = str(record.get("patch_digest") or "") if from_another_example(
+            record.get("example_replays"), record.get("witness_hash"), record.get("pinned_hash")) else None
         match = next((f for f in freezes if freezable and freeze_matches(
             f, assertion_id=record.get("assertion_id") or "", fixture_digest=record.get("fixture_digest") or "",
             contract_digest=record.get("contract_digest") or "", witness_hash=record.get("witness_hash") or "",
-            now=now or datetime.now(timezone.utc), signatures=signatures)), None)
+            now=now or datetime.now(timezone.utc), signatures=signatures, own_patch=own_patch)), None)
         if match is not None:
             record["unfrozen_label"] = record["label"]
             record["label"] = "frozen"

@@ -173,5 +173,6 @@ def read_freezes(path: str | Path, verifier: Verifier | None = None) -> tuple[An
             raise RecordError(f"{file}: its payload no longer hashes to its witness_hash")
         found.append(FreezeMatch(value["assertion_id"], value["fixture_digest"], value["witness_hash"],
                                  value["expires_at"], value.get("accepted_by") or "", value.get("contract_digest") or "",
-                                 value.get("signature") or "", witness=value["payload"]))
+                                 value.get("signature") or "", witness=value["payload"],
+                                 patch_digest=str(value.get("patch_digest") or "")))
     return tuple(found)

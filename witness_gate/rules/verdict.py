@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from witness_gate.model import outcomes
-from witness_gate.model.evidence import Binding, Evidence, Policy, wavered
+from witness_gate.model.evidence import Binding, Evidence, Policy, from_another_example, wavered
 from witness_gate.rules import failure_kind, replay_budget, shrunk_witness
 from witness_gate.rules.replay_budget import Decision
 from witness_gate.rules.shrunk_witness import Gate
@@ -41,6 +41,7 @@ class FreezeMatch:
     contract_digest: str = ""  # when set, a changed contract starts a new ledger
     signature: str = ""  # "flake:<reason>"; when set, only a flake with this one signature matches
     witness: Any = field(default=None, compare=False, hash=False)  # the frozen payload, replayed first
+    patch_digest: str = ""  # the patch whose attempt proposed it ("" when not known)
 
 
 @dataclass
@@ -98,7 +99,9 @@ def decide_property(
     failures = sum(1 for row in rows if row.outcome == "fail")
     fixture = evidence.witness_hash if evidence.failed_once else evidence.pinned_hash
     # an accepted freeze carries its own expiry; otherwise the policy proposes one (or none)
-    match = _matching_freeze(binding, fixture, freezes, now, {sig for sig in sign(rows) if sig})
+    own_patch = binding.patch_digest if from_another_example(evidence.example_replays, evidence.witness_hash,
+                                                             evidence.pinned_hash) else None
+    match = _matching_freeze(binding, fixture, freezes, now, {sig for sig in sign(rows) if sig}, own_patch)
     expiry = match.expires_at if match else proposed_expiry(now, expires_in_hours)
     verdict = Verdict("hold", failures=failures, runs=len(rows), freeze_expires=expiry,
                       signatures=sign(rows), reasons=list(dict.fromkeys(r.reason for r in rows if r.outcome == "fail")))
@@ -239,27 +242,33 @@ def every_replay_failed_rule(evidence: Evidence, policy: Policy) -> bool:
 
 
 def freeze_matches(freeze: FreezeMatch, *, assertion_id: str, fixture_digest: str, contract_digest: str,
-                   witness_hash: str, now: datetime, signatures: set[str] | None = None) -> bool:
+                   witness_hash: str, now: datetime, signatures: set[str] | None = None,
+                   own_patch: str | None = None) -> bool:
     """The one rule for "this accepted freeze silences this attempt", at run time and at render time.
 
     All five: the same assertion, fixture, witness and — when the freeze names them — contract and
     flake signature (an attempt whose contract is missing or changed, or whose failures carry another
     reason, does not match); and not expired. `signatures` are the attempt's distinct failing-row
-    signatures.
+    signatures. `own_patch`: the attempt's patch digest when its witness is another example its search saw fail
+    (evidence.from_another_example): only a freeze that patch's own attempt proposed silences it (a freeze
+    accepted on a real flake's example, which a later head's search also saw fail, silenced that head's own bug,
+    whatever order the accept and the gating came in: found by two reviewers).
     """
     return ((freeze.assertion_id, freeze.fixture_digest, freeze.witness_hash)
             == (assertion_id, fixture_digest, witness_hash)
             and (not freeze.contract_digest or freeze.contract_digest == contract_digest)
             and (not freeze.signature or signatures == {freeze.signature})
+            and (own_patch is None or (bool(own_patch) and freeze.patch_digest == own_patch))
             and _parse_time(freeze.expires_at) > now)
 
 
 def _matching_freeze(binding: Binding, witness: str, freezes: tuple[FreezeMatch, ...], now: datetime,
-                     signatures: set[str] | None = None) -> FreezeMatch | None:
+                     signatures: set[str] | None = None, own_patch: str | None = None) -> FreezeMatch | None:
     contract_digest = binding.contract.digest() if binding.contract else ""
     return next((f for f in freezes if freeze_matches(
         f, assertion_id=binding.assertion_id, fixture_digest=binding.fixture_digest,
-        contract_digest=contract_digest, witness_hash=witness, now=now, signatures=signatures)), None)
+        contract_digest=contract_digest, witness_hash=witness, now=now, signatures=signatures,
+        own_patch=own_patch)), None)
 
 
 def frozen_witness(binding: Binding, freezes: tuple[FreezeMatch, ...], now: datetime) -> FreezeMatch | None:
