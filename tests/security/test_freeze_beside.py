@@ -180,14 +180,13 @@ def test_a_freeze_on_a_hypothesis_test_silences_what_its_search_with_a_new_seed_
     assert result.verdict.label != "frozen", (result.verdict, result.notes)
 
 
-def test_a_freeze_on_a_real_flake_s_example_never_silences_a_later_head_s_search_that_also_saw_it_fail(tmp_path):
-    # found by a reviewer: a freeze accepted on W, a real set-order flake's example; a later head's cache bug makes the
-    # seeded search fail every time (its example, LAST, passes alone), and the search also saw W fail: W, one of the
-    # other examples an unsteady search offers (attempt.another_example), became the witness and the freeze silenced
-    # the new bug (`frozen`). Beside a freeze of this property no other example is looked for: a hold, as before.
+def cache_bug_beside_a_flake(tmp_path):
+    """make_runner of a head whose seeded search fails COIN every time and wavers (a cache bug) while its last example
+    passes alone, and whose search also saw EXAMPLE fail: a real flake's example, tossing the COIN alone. The base
+    passes everything."""
     (tmp_path / "head").mkdir(exist_ok=True)
     (tmp_path / "base").mkdir(exist_ok=True)
-    last, flaky = {"hypothesis": "6", "choices": "TEFTVA==", "case": "t"}, EXAMPLE
+    last = {"hypothesis": "6", "choices": "TEFTVA==", "case": "t"}
 
     def make_runner(repo, search_seed="", **_):
         if repo != tmp_path / "head":
@@ -195,15 +194,24 @@ def test_a_freeze_on_a_real_flake_s_example_never_silences_a_later_head_s_search
         coin = iter([F, P, F, P, P] * 20)
 
         def evaluate(payload):
-            if payload == flaky:
+            if payload == EXAMPLE:
                 return next(coin)
             if payload == last:
                 return P
-            return Evaluation("fail", COIN, example=last, unsteady=True, other_examples=(flaky,))
+            return Evaluation("fail", COIN, example=last, unsteady=True, other_examples=(EXAMPLE,))
         return evaluate
+    return make_runner
+
+
+def test_a_freeze_on_a_real_flake_s_example_never_silences_a_later_head_s_search_that_also_saw_it_fail(tmp_path):
+    # found by a reviewer: a freeze accepted on W, a real set-order flake's example; a later head's cache bug makes the
+    # seeded search fail every time (its example, LAST, passes alone), and the search also saw W fail: W, one of the
+    # other examples an unsteady search offers (attempt.another_example), became the witness and the freeze silenced
+    # the new bug (`frozen`). Beside a freeze of this property no other example is looked for: a hold, as before.
+    flaky = EXAMPLE
 
     def run(freezes):
-        return gate_test(tmp_path, make_runner, freezes)
+        return gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), freezes)
 
     control = run(())  # no freeze: the other example that tosses the coin alone is the witness, a flake
     assert (control.verdict.label, control.evidence.witness) == ("flake", flaky), (control.verdict, control.notes)
@@ -221,24 +229,7 @@ def test_a_witness_another_example_gave_is_silenced_by_its_own_patch_s_freeze_on
     # witness is silenced by a freeze its own patch proposed, and no other, whenever the accept comes.
     from witness_gate.records.ledger import apply_freezes
 
-    (tmp_path / "head").mkdir(exist_ok=True)
-    (tmp_path / "base").mkdir(exist_ok=True)
-    last = {"hypothesis": "6", "choices": "TEFTVA==", "case": "t"}
-
-    def make_runner(repo, search_seed="", **_):
-        if repo != tmp_path / "head":
-            return lambda payload: Evaluation("pass", searched=True)
-        coin = iter([F, P, F, P, P] * 20)
-
-        def evaluate(payload):
-            if payload == EXAMPLE:
-                return next(coin)
-            if payload == last:
-                return P
-            return Evaluation("fail", COIN, example=last, unsteady=True, other_examples=(EXAMPLE,))
-        return evaluate
-
-    result = gate_test(tmp_path, make_runner, ())
+    result = gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), ())
     assert (result.verdict.label, result.evidence.witness) == ("flake", EXAMPLE), (result.verdict, result.notes)
 
     def accepted(patch_digest):
