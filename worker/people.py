@@ -146,7 +146,8 @@ def freeze_command(ctx: Context, api: PeopleClient, run: Any | str, name: str, a
     if outcome.ok:
         acknowledge()  # the person sees it was taken before the check run catches up
         rerender(ctx, api, run.id)
-        rerender_silenced(ctx, run.repo)  # every other open head the freeze silences, or no longer does
+        # every open head the freeze would silence is gated again beside it; one it no longer silences re-rendered
+        rerender_silenced(ctx, run.repo, accepted=name == "freeze_accept")
     return outcome
 
 

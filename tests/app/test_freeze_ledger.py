@@ -55,14 +55,15 @@ def test_propose_accept_frozen_expire_and_red_again(stack, double, tmp_path):
     assert proposed.state == "proposed" and proposed.assertion_id == "prop_coin"
 
     say(stack, double, name, "/witness freeze accept 24h", comment_id=7001)
-    stack.wait_until(lambda: latest(double, head)["conclusion"] == "neutral", what="the check run to say frozen")
-    frozen = latest(double, head)
-    assert frozen["output"]["title"] == "frozen: prop_coin"
+    # the head is gated again beside the freeze, whose checks (the pinned payload shows only its flake, the broader
+    # sample) ran only then: a new check run says frozen (a relabel in place skipped them: found by a reviewer)
+    frozen = stack.wait_for_check(head, count=2)
+    assert frozen["conclusion"] == "neutral" and frozen["output"]["title"] == "frozen: prop_coin", frozen["output"]
     assert "frozen until" in frozen["output"]["summary"] and "by @maintainer" in frozen["output"]["summary"]
     assert {"comment_id": 7001, "content": "eyes"} in double.reactions
 
     say(stack, double, name, "/witness replay", comment_id=7002)  # a later attempt matches the freeze
-    again = stack.wait_for_check(head, count=2)
+    again = stack.wait_for_check(head, count=3)
     assert again["conclusion"] == "neutral" and again["output"]["title"] == "frozen: prop_coin"
 
     # the clock runs out with no push: within the reconciler's period the same check run leaves neutral
@@ -72,7 +73,7 @@ def test_propose_accept_frozen_expire_and_red_again(stack, double, tmp_path):
     assert latest(double, head)["id"] == again["id"], "re-rendered in place, not a new check run"
     assert "frozen" not in latest(double, head)["output"]["title"]
     say(stack, double, name, "/witness replay", comment_id=7003)
-    red = stack.wait_for_check(head, count=3)
+    red = stack.wait_for_check(head, count=4)
     assert red["conclusion"] == "action_required", red["output"]
     assert [e.action for e in ledger.events(proposed.id)] == ["propose", "accept", "expire"]
     assert ledger.get(proposed.id).state == "expired"
@@ -131,9 +132,11 @@ def test_accepting_and_revoking_moves_every_open_head_the_freeze_names(stack, do
     other = double.sha(name, "other")
     assert stack.wait_for_check(other)["conclusion"] == "action_required"
     say(stack, double, name, "/witness freeze accept 24h", author="owner")  # accepted on pull request 7
+    # both heads gated again beside the freeze (each a new check run), one after the other
     stack.wait_until(lambda: latest(double, other)["conclusion"] == "neutral", what="pull request 8 frozen too")
+    stack.wait_until(lambda: latest(double, head)["conclusion"] == "neutral", what="pull request 7 frozen")
     assert latest(double, other)["output"]["title"] == "frozen: prop_coin"
-    assert latest(double, head)["conclusion"] == "neutral"
+    assert len(double.runs_for(other)) == 2 and len(double.runs_for(head)) == 2, "gated again, not relabelled"
     say(stack, double, name, "/witness freeze revoke", author="maintainer")
     stack.wait_until(lambda: latest(double, other)["conclusion"] == "action_required", what="8 red again")
     assert latest(double, head)["conclusion"] == "action_required"

@@ -34,6 +34,7 @@ def test_admin_and_record_pages_in_a_browser(stack, double, browser, tmp_path):
     run, head = gate(stack, double, name)
     say(stack, double, name, "/witness freeze accept 24h", comment_id=4242)
     stack.wait_until(lambda: latest(double, head)["conclusion"] == "neutral", what="frozen")
+    frozen = latest(double, head)  # the head gated again beside the freeze: a check run of its own
 
     browser.get(f"{stack.url}/admin?token={TOKEN}")
     rows = browser.find_elements(By.CSS_SELECTOR, "#freezes tr")
@@ -43,7 +44,9 @@ def test_admin_and_record_pages_in_a_browser(stack, double, browser, tmp_path):
     assert any("prop_coin" in r.text for r in browser.find_elements(By.CSS_SELECTOR, "#recent-attempts tr"))
     browser.save_screenshot(str(tmp_path / "admin.png"))
 
-    browser.get(run["details_url"])  # the check run's details link: the gate run's page
+    browser.get(run["details_url"])  # the run gated before the accept stands as it ran: never relabelled frozen
+    assert browser.find_element(By.ID, "label").text == "hold"  # a flake whose expiry the accept supplied
+    browser.get(frozen["details_url"])  # the check run's details link: the gate run's page
     assert browser.find_element(By.ID, "label").text == "frozen"
     browser.find_element(By.LINK_TEXT, "prop_coin").click()
     assert browser.find_element(By.ID, "label").text == "frozen"  # as it stands now, not as it ran

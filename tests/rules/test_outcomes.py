@@ -8,7 +8,7 @@ from witness_gate.model import outcomes
 from witness_gate.model.evidence import Binding
 from witness_gate.model.contract import Contract
 from witness_gate.config.schema import ConfigError, parse_config
-from witness_gate.records.ledger import apply_freezes
+from witness_gate.records.ledger import apply_freezes, silenced_anew
 from witness_gate.rules.verdict import FreezeMatch, _matching_freeze, exit_code, overall_label
 from worker import checks
 
@@ -64,8 +64,18 @@ def test_one_freeze_rule_at_run_time_and_at_render_time(freeze_contract, attempt
     at_run = _matching_freeze(binding, "w" * 64, (freeze,), NOW) is not None
     record = {"assertion_id": "prop_x", "label": "flake", "fixture_digest": "f" * 64, "witness_hash": "w" * 64,
               "contract_digest": attempt_contract.digest() if attempt_contract else ""}
-    [rendered] = apply_freezes([record], (freeze,), now=NOW)
-    assert at_run == (rendered["label"] == "frozen") == matches
+    assert at_run == rendered_frozen(record, freeze) == matches
+
+
+def rendered_frozen(record: dict, freeze: FreezeMatch) -> bool:
+    """Whether `freeze` silences `record` when the App renders again: a record gated beside it stays frozen exactly
+    then, and one gated before it is gated again exactly then (never relabelled: the checks beside a freeze run only
+    in a gate run)."""
+    [kept] = apply_freezes([{**record, "label": "frozen", "unfrozen_label": record["label"]}], (freeze,), now=NOW)
+    [before] = apply_freezes([record], (freeze,), now=NOW)
+    assert before["label"] == record["label"], "a record gated without the freeze is never relabelled frozen"
+    assert silenced_anew([record], (freeze,), now=NOW) == (kept["label"] == "frozen")
+    return kept["label"] == "frozen"
 
 
 def test_an_expired_freeze_silences_nothing_when_rendered_either():
@@ -92,5 +102,4 @@ def test_the_flake_signature_is_the_fifth_field_of_the_one_rule(freeze_signature
     record = {"assertion_id": "prop_x", "label": "flake", "fixture_digest": "f" * 64, "witness_hash": "w" * 64,
               "replays": [{"outcome": r.outcome, "reason": r.reason, "signature": sig}
                           for r, sig in zip(rows, sign(rows))]}
-    [rendered] = apply_freezes([record], (freeze,), now=NOW)
-    assert at_run == (rendered["label"] == "frozen") == matches
+    assert at_run == rendered_frozen(record, freeze) == matches

@@ -227,7 +227,7 @@ def test_a_witness_another_example_gave_is_silenced_by_its_own_patch_s_freeze_on
     # was gated while PR 1's freeze of a real flake's example W was only proposed, so W became PR 2's witness; the
     # person accepting PR 1's freeze re-rendered every open head, and apply_freezes turned PR 2 `frozen`. Such a
     # witness is silenced by a freeze its own patch proposed, and no other, whenever the accept comes.
-    from witness_gate.records.ledger import apply_freezes
+    from witness_gate.records.ledger import apply_freezes, silenced_anew
 
     result = gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), ())
     assert (result.verdict.label, result.evidence.witness) == ("flake", EXAMPLE), (result.verdict, result.notes)
@@ -238,8 +238,11 @@ def test_a_witness_another_example_gave_is_silenced_by_its_own_patch_s_freeze_on
                            signature=f"flake:{COIN}", witness=EXAMPLE, patch_digest=patch_digest)
 
     for proposed_by, label in (("q" * 64, "flake"), ("", "flake"), ("p" * 64, "frozen")):  # another patch's, its own
-        [rendered] = apply_freezes([result.record], (accepted(proposed_by),), now=NOW)
+        # gated beside the freeze, it stays frozen exactly when it is silenced; gated before it, its head is gated again
+        gated_beside = {**result.record, "label": "frozen", "unfrozen_label": "flake"}
+        [rendered] = apply_freezes([gated_beside], (accepted(proposed_by),), now=NOW)
         assert rendered["label"] == label, (proposed_by, rendered["label"])
+        assert silenced_anew([result.record], (accepted(proposed_by),), now=NOW) == (label == "frozen"), proposed_by
     from witness_gate.rules.verdict import decide_property
 
     binding, split = result.binding, Split(True, False)
@@ -247,3 +250,53 @@ def test_a_witness_another_example_gave_is_silenced_by_its_own_patch_s_freeze_on
         verdict = decide_property(binding, result.evidence, split, POLICY, expires_in_hours=24, now=NOW,
                                   freezes=(accepted(proposed_by),))
         assert verdict.label == label, (proposed_by, verdict)
+
+
+def test_a_head_gated_before_an_accept_is_gated_again_beside_the_freeze_never_relabelled_frozen(tmp_path):
+    # found by a third reviewer (older than the examples of session 25): a head keeping the frozen coin on FROZEN, with
+    # a bug of its own on inputs with a negative price, gated before the accept, was a flake; the accept relabelled it
+    # `frozen` without the broader sample beside the freeze, which finds the bug when the head is gated beside it
+    from witness_gate.records.ledger import apply_freezes, silenced_anew
+
+    def coin_and_bug():
+        coin, warm_coin, cold_calls = iter([F, P, F, P, P] * 40), iter([F] + [F, P, F, P, P] * 40), {}
+
+        def warm(payload):  # the shrink of the pinned payload ends on FROZEN, whose warm series disagrees
+            if negative(payload):
+                return Evaluation("fail", BUG)
+            if payload == FROZEN:
+                return next(warm_coin)
+            orders = payload.get("orders") if isinstance(payload, dict) else None
+            return F if isinstance(orders, list) and {"qty": 7, "price": 3} in orders else P
+
+        def evaluate(payload):
+            if negative(payload):
+                key = witness_hash(payload)
+                cold_calls[key] = cold_calls.get(key, 0) + 1
+                return P if cold_calls[key] % 8 == 0 else Evaluation("fail", BUG)
+            return next(coin) if payload in (FROZEN, PINNED) else P
+        evaluate.candidate = warm
+        return evaluate
+
+    before = gate(tmp_path, coin_and_bug(), ())
+    assert (before.verdict.label, before.evidence.witness) == ("flake", FROZEN), (before.verdict, before.notes)
+    [rendered] = apply_freezes([before.record], (freeze(),), now=NOW)
+    assert rendered["label"] == "flake" and silenced_anew([before.record], (freeze(),), now=NOW)
+    beside = gate(tmp_path, coin_and_bug(), (freeze(),))  # what the accept does now: its head gated again
+    assert beside.verdict.label != "frozen", (beside.verdict, beside.notes)
+
+
+def test_a_patch_s_own_freeze_of_another_example_holds_when_that_patch_is_gated_again(tmp_path):
+    # found by the third reviewer: beside its own patch's freeze, no other example was looked for, so the head an
+    # accept gates again was `hold: shrink_distorted`; a freeze another patch proposed still turns the search off
+    first = gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), ())
+    assert (first.verdict.label, first.evidence.witness) == ("flake", EXAMPLE)
+
+    def accepted(patch_digest):
+        return FreezeMatch(assertion_id="test_total", fixture_digest="f" * 64, witness_hash=witness_hash(EXAMPLE),
+                           expires_at="2026-12-02T00:00:00Z", accepted_by="octocat", contract_digest=CONTRACT.digest(),
+                           signature=f"flake:{COIN}", witness=EXAMPLE, patch_digest=patch_digest)
+    own = gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), (accepted("p" * 64),))
+    assert own.verdict.label == "frozen", (own.verdict, own.notes)
+    other = gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), (accepted("q" * 64),))
+    assert other.verdict.label == "hold", (other.verdict, other.notes)

@@ -29,7 +29,8 @@ def run_attempt(payload: Any, evaluate: Evaluate, policy: Policy, progress: Prog
     `failed_before(evidence)`: whether the base fails the witness as the head does on every replay (it may set
     evidence.base): asked before a witness whose replays all failed is looked at harder, since a failure that was
     there before is pre_existing whether the head's replays would waver or not. `other_examples`: whether another
-    example an unsteady search saw fail may become the witness (`another_example`; never beside a freeze)."""
+    example an unsteady search saw fail may become the witness (`another_example`; never beside a freeze another
+    patch proposed)."""
     evidence = Evidence(pinned_hash=witness_hash(payload))
     for i in range(policy.runs):
         row = evaluate(payload)

@@ -230,7 +230,8 @@ class GateRun(UnseenInputs):
         # so a test that hangs on set order or addresses shows as replays that disagree
         warm = None if test else getattr(runner, "candidate", None)
         return run_attempt(payload, runner, self.policy, self.reporter.progress, warm, failed_before=failed_before,
-                           other_examples=not any(f.assertion_id == binding.assertion_id for f in self.freezes))
+                           other_examples=not any(f.assertion_id == binding.assertion_id and
+                                                  f.patch_digest != binding.patch_digest for f in self.freezes))
 
     def _on_base(self, target: PropertyTarget, binding: Binding, evidence: Evidence, payload: Any,
                  head: Callable[[Any], Evaluation]) -> list[str]:

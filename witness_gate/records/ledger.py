@@ -220,25 +220,23 @@ class Ledger:
 
 def apply_freezes(records: list[dict[str, Any]], freezes: tuple[FreezeMatch, ...],
                   now: datetime | None = None) -> list[dict[str, Any]]:
-    """Relabel attempt records against the freezes in force now (after an accept, a revoke or expiry).
+    """Relabel attempt records against the freezes in force now (after a revoke or expiry).
 
-    A frozen record was a flake underneath; a flake, or a hold whose only reason is an empty
-    expiry, becomes frozen when an accepted freeze names its assertion, fixture and witness.
+    A frozen record was a flake underneath, gated beside its freeze: it stays frozen while an accepted freeze in force
+    names its assertion, fixture and witness, and is a flake again once none does. A record gated without a freeze
+    is never made frozen here: what stands beside a freeze (the pinned payload showing only its flake, the broader
+    sample) ran only when the head was gated with it in force (a head keeping the frozen coin with a bug of its own on
+    unseen inputs, gated before the accept, was relabelled `frozen`: found by a reviewer), so an accept gates again
+    the heads it would silence (`silenced_anew`, worker/silencing.py).
     """
     out = []
     for record in records:
         record = dict(record)
-        if record.get("label") == "frozen":
+        gated_frozen = record.get("label") == "frozen"
+        if gated_frozen:
             record["label"] = record.get("unfrozen_label", "flake")
             record.pop("frozen_by", None)
-        freezable = outcomes.proposes_freeze(record.get("label") or "hold", record.get("hold_reasons") or [])
-        signatures = {row["signature"] for row in record.get("replays") or [] if row.get("signature")}
-        own_patch = str(record.get("patch_digest") or "") if from_another_example(
-            record.get("example_replays"), record.get("witness_hash"), record.get("pinned_hash")) else None
-        match = next((f for f in freezes if freezable and freeze_matches(
-            f, assertion_id=record.get("assertion_id") or "", fixture_digest=record.get("fixture_digest") or "",
-            contract_digest=record.get("contract_digest") or "", witness_hash=record.get("witness_hash") or "",
-            now=now or datetime.now(timezone.utc), signatures=signatures, own_patch=own_patch)), None)
+        match = _silencing(record, freezes, now) if gated_frozen else None
         if match is not None:
             record["unfrozen_label"] = record["label"]
             record["label"] = "frozen"
@@ -247,3 +245,23 @@ def apply_freezes(records: list[dict[str, Any]], freezes: tuple[FreezeMatch, ...
             record.pop("freeze", None)
         out.append(record)
     return out
+
+
+def silenced_anew(records: list[dict[str, Any]], freezes: tuple[FreezeMatch, ...],
+                  now: datetime | None = None) -> bool:
+    """Whether a freeze in force would silence one of these records that was gated without it: its head is gated
+    again, beside the freeze, for the label to change."""
+    return any(record.get("label") != "frozen" and _silencing(record, freezes, now) is not None for record in records)
+
+
+def _silencing(record: dict[str, Any], freezes: tuple[FreezeMatch, ...], now: datetime | None) -> FreezeMatch | None:
+    """The freeze in force that names this (unfrozen) record, if any."""
+    if not outcomes.proposes_freeze(record.get("label") or "hold", record.get("hold_reasons") or []):
+        return None
+    signatures = {row["signature"] for row in record.get("replays") or [] if row.get("signature")}
+    own_patch = str(record.get("patch_digest") or "") if from_another_example(
+        record.get("example_replays"), record.get("witness_hash"), record.get("pinned_hash")) else None
+    return next((f for f in freezes if freeze_matches(
+        f, assertion_id=record.get("assertion_id") or "", fixture_digest=record.get("fixture_digest") or "",
+        contract_digest=record.get("contract_digest") or "", witness_hash=record.get("witness_hash") or "",
+        now=now or datetime.now(timezone.utc), signatures=signatures, own_patch=own_patch)), None)
