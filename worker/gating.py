@@ -26,6 +26,7 @@ from worker.checkout import GitHubSource, checkout
 from worker.clients import CheckRunClient, FinishClient, GateClient, PropertyClient
 from worker.context import Context, complete, context, log
 from worker.rendering import render
+from worker.silencing import gate_again_if_silenced
 
 PROPERTY_JOB_TIMEOUT = 3600
 GATING_TTL = 2 * 3600  # a safety net only: completing the run releases the head
@@ -269,6 +270,8 @@ def finish(ctx: Context, api: FinishClient, run_id: str, target: dict[str, Any])
     output = render(ctx, run, attempts)
     label = overall_label([a["label"] for a in attempts])
     complete(ctx, api, run_id, output, label)
+    # a freeze accepted while this run was in progress would silence it: its checks run only in a gate run
+    gate_again_if_silenced(ctx, run, [records[k] for k in sorted(records)], ledger.active(run.repo))
     if target.get("answer_runs") and run.pr_number:  # `/witness replay N` is answered in one comment
         api.comment(run.pr_number, checks.replay_answer(attempts, target["runs"], ctx.details_url(run_id)))
     return {"run_id": run_id, "label": label, "conclusion": output.conclusion}

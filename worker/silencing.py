@@ -29,14 +29,27 @@ def rerender_silenced(ctx: Context, repo: str, accepted: bool = False) -> list[s
     return moved
 
 
+GATED_AGAIN = "a freeze accepted: gated again beside it"
+
+
 def gate_again(ctx: Context, run) -> None:
-    """The head of `run` gated again, with the freezes in force then (its check run follows)."""
+    """The head of `run` gated again, with the freezes in force then, against its base as it is then (as Re-run
+    does); its check run follows. Its delivery is random: a job id keeps its first 12 characters."""
     from worker.people import enqueue_gate
 
     target = {"repo": run.repo, "repo_id": run.details.get("repo_id"), "installation_id": run.installation_id,
               "pr_number": run.pr_number}
-    enqueue_gate(ctx, target, "a freeze accepted: gated again beside it", f"freeze-{uuid4().hex}",
-                 head_sha=run.head_sha, base_sha=run.base_sha)
+    enqueue_gate(ctx, target, GATED_AGAIN, uuid4().hex, head_sha=run.head_sha)
+
+
+def gate_again_if_silenced(ctx: Context, run, records: list[dict], freezes) -> bool:
+    """After a run that was in progress when a freeze was accepted (so the accept could not gate it again): its head
+    gated again beside the freeze, once (a run that is itself such a gate never asks again: no loop)."""
+    if run.details.get("merge_group") or run.details.get("reason") == GATED_AGAIN or not silenced_anew(records,
+                                                                                                       freezes):
+        return False
+    gate_again(ctx, run)
+    return True
 
 
 def rerender_expired(ctx: Context) -> list[str]:
