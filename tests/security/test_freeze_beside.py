@@ -173,11 +173,15 @@ def test_a_freeze_on_a_hypothesis_test_silences_what_its_search_with_a_new_seed_
 
     control = run(())
     assert control.verdict.label == "regression", (control.verdict, control.notes)
-    frozen = FreezeMatch(assertion_id="test_total", fixture_digest="f" * 64, witness_hash=witness_hash(EXAMPLE),
-                         expires_at="2026-12-02T00:00:00Z", accepted_by="octocat", contract_digest=CONTRACT.digest(),
-                         signature=f"flake:{COIN}", witness=EXAMPLE)
-    result = run((frozen,))
+    result = run((example_frozen(),))
     assert result.verdict.label != "frozen", (result.verdict, result.notes)
+
+
+def example_frozen(patch_digest: str = "") -> FreezeMatch:
+    """An accepted freeze of TEST_TARGET's flake on EXAMPLE (proposed by `patch_digest`'s attempt)."""
+    return FreezeMatch(assertion_id="test_total", fixture_digest="f" * 64, witness_hash=witness_hash(EXAMPLE),
+                       expires_at="2026-12-02T00:00:00Z", accepted_by="octocat", contract_digest=CONTRACT.digest(),
+                       signature=f"flake:{COIN}", witness=EXAMPLE, patch_digest=patch_digest)
 
 
 def cache_bug_beside_a_flake(tmp_path):
@@ -207,7 +211,8 @@ def test_a_freeze_on_a_real_flake_s_example_never_silences_a_later_head_s_search
     # found by a reviewer: a freeze accepted on W, a real set-order flake's example; a later head's cache bug makes the
     # seeded search fail every time (its example, LAST, passes alone), and the search also saw W fail: W, one of the
     # other examples an unsteady search offers (attempt.another_example), became the witness and the freeze silenced
-    # the new bug (`frozen`). Beside a freeze of this property no other example is looked for: a hold, as before.
+    # the new bug (`frozen`). Beside a freeze of this property another patch proposed no other example is looked
+    # for: a hold, as before.
     flaky = EXAMPLE
 
     def run(freezes):
@@ -215,10 +220,7 @@ def test_a_freeze_on_a_real_flake_s_example_never_silences_a_later_head_s_search
 
     control = run(())  # no freeze: the other example that tosses the coin alone is the witness, a flake
     assert (control.verdict.label, control.evidence.witness) == ("flake", flaky), (control.verdict, control.notes)
-    frozen = FreezeMatch(assertion_id="test_total", fixture_digest="f" * 64, witness_hash=witness_hash(flaky),
-                         expires_at="2026-12-02T00:00:00Z", accepted_by="octocat", contract_digest=CONTRACT.digest(),
-                         signature=f"flake:{COIN}", witness=flaky)
-    result = run((frozen,))
+    result = run((example_frozen(),))  # proposed by no known patch: another patch's
     assert result.verdict.label != "frozen", (result.verdict, result.notes)
 
 
@@ -232,23 +234,19 @@ def test_a_witness_another_example_gave_is_silenced_by_its_own_patch_s_freeze_on
     result = gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), ())
     assert (result.verdict.label, result.evidence.witness) == ("flake", EXAMPLE), (result.verdict, result.notes)
 
-    def accepted(patch_digest):
-        return FreezeMatch(assertion_id="test_total", fixture_digest="f" * 64, witness_hash=witness_hash(EXAMPLE),
-                           expires_at="2026-12-02T00:00:00Z", accepted_by="octocat", contract_digest=CONTRACT.digest(),
-                           signature=f"flake:{COIN}", witness=EXAMPLE, patch_digest=patch_digest)
-
     for proposed_by, label in (("q" * 64, "flake"), ("", "flake"), ("p" * 64, "frozen")):  # another patch's, its own
         # gated beside the freeze, it stays frozen exactly when it is silenced; gated before it, its head is gated again
         gated_beside = {**result.record, "label": "frozen", "unfrozen_label": "flake"}
-        [rendered] = apply_freezes([gated_beside], (accepted(proposed_by),), now=NOW)
+        [rendered] = apply_freezes([gated_beside], (example_frozen(proposed_by),), now=NOW)
         assert rendered["label"] == label, (proposed_by, rendered["label"])
-        assert silenced_anew([result.record], (accepted(proposed_by),), now=NOW) == (label == "frozen"), proposed_by
+        silenced = silenced_anew([result.record], (example_frozen(proposed_by),), now=NOW)
+        assert silenced == (label == "frozen"), proposed_by
     from witness_gate.rules.verdict import decide_property
 
     binding, split = result.binding, Split(True, False)
     for proposed_by, label in (("q" * 64, "flake"), ("p" * 64, "frozen")):
         verdict = decide_property(binding, result.evidence, split, POLICY, expires_in_hours=24, now=NOW,
-                                  freezes=(accepted(proposed_by),))
+                                  freezes=(example_frozen(proposed_by),))
         assert verdict.label == label, (proposed_by, verdict)
 
 
@@ -292,11 +290,7 @@ def test_a_patch_s_own_freeze_of_another_example_holds_when_that_patch_is_gated_
     first = gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), ())
     assert (first.verdict.label, first.evidence.witness) == ("flake", EXAMPLE)
 
-    def accepted(patch_digest):
-        return FreezeMatch(assertion_id="test_total", fixture_digest="f" * 64, witness_hash=witness_hash(EXAMPLE),
-                           expires_at="2026-12-02T00:00:00Z", accepted_by="octocat", contract_digest=CONTRACT.digest(),
-                           signature=f"flake:{COIN}", witness=EXAMPLE, patch_digest=patch_digest)
-    own = gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), (accepted("p" * 64),))
+    own = gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), (example_frozen("p" * 64),))
     assert own.verdict.label == "frozen", (own.verdict, own.notes)
-    other = gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), (accepted("q" * 64),))
+    other = gate_test(tmp_path, cache_bug_beside_a_flake(tmp_path), (example_frozen("q" * 64),))
     assert other.verdict.label == "hold", (other.verdict, other.notes)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from witness_gate.config.lock import Lock
 from witness_gate.model.evaluation import Evaluation
-from witness_gate.model.evidence import Binding, Evidence
+from witness_gate.model.evidence import Binding, Evidence, from_another_example
 from witness_gate.pipeline.attempt import unsteady_example_disagrees
 from witness_gate.rules.signatures import sign
 from witness_gate.rules.verdict import freeze_proposal
@@ -47,7 +47,8 @@ def unreplayed_search_notes(evidence: Evidence) -> list[str]:
 def another_example_notes(evidence: Evidence) -> list[str]:
     """What a person should know when another example the search saw fail became the witness (attempt.another_example):
     the last one passed every replay alone."""
-    if not (evidence.failed_once and evidence.example_replays and evidence.witness_hash != evidence.pinned_hash):
+    if not (evidence.failed_once and from_another_example(evidence.example_replays, evidence.witness_hash,
+                                                          evidence.pinned_hash)):
         return []
     failed = sum(row.outcome == "fail" for row in evidence.replays)
     return [f"Hypothesis's last failing example passed all {len(evidence.example_replays)} of its replays alone while "

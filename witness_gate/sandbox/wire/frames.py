@@ -76,15 +76,17 @@ def fingerprint(value) -> str | None:
 
 def items_text(text: str) -> list[str] | None:
     """The text of each item of a JSON array as `dumps` wrote it (no spaces), or None when it is not one."""
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
     try:
         spans, at = [], 1
-        while text[0] == "[" and at < len(text) - 1:
+        while at < len(text) - 1:
             _, end = _scan(text, at)
             spans.append(text[at:end])
             at = end + 1
             if text[end] not in ",]":
                 return None
-        return spans if text.endswith("]") and at >= len(text) - 1 else None
+        return spans
     except (ValueError, StopIteration, RecursionError, IndexError):
         return None
 
